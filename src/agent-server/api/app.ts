@@ -1,0 +1,69 @@
+/** The agent server's express app: every route group, CORS, body parsing and error rendering. */
+import express from "express";
+import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
+import type { AgentServerContext } from "../context.js";
+import type { RunService } from "../runs/service.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { cronRoutes } from "./routes/crons.js";
+import { metaRoutes, mountDocs } from "./routes/meta.js";
+import { runRoutes } from "./routes/runs.js";
+import { storeRoutes } from "./routes/store.js";
+import { threadRoutes } from "./routes/threads.js";
+
+export interface AppExtension {
+  /** Extra routes (A2A, custom apps) mounted before the built-in ones. */
+  (app: express.Express, ctx: AgentServerContext): void;
+}
+
+function cors(ctx: AgentServerContext): express.RequestHandler {
+  const cfg = ctx.config.raw.http?.cors;
+  const allowed = ctx.settings.corsAllowOrigins?.split(",").map((s) => s.trim()) ?? cfg?.allow_origins ?? ["*"];
+  const originRe = cfg?.allow_origin_regex ? new RegExp(cfg.allow_origin_regex) : undefined;
+  return (req, res, next) => {
+    const origin = req.header("origin");
+    if (origin && (allowed.includes("*") || allowed.includes(origin) || originRe?.test(origin))) {
+      res.set("Access-Control-Allow-Origin", allowed.includes("*") && !cfg?.allow_credentials ? "*" : origin);
+      res.set("Vary", "Origin");
+      if (cfg?.allow_credentials) res.set("Access-Control-Allow-Credentials", "true");
+      res.set(
+        "Access-Control-Expose-Headers",
+        (cfg?.expose_headers ?? ["Content-Location", "Location", "X-Pagination-Total", "X-Pagination-Next"]).join(", "),
+      );
+    }
+    if (req.method === "OPTIONS") {
+      res.set("Access-Control-Allow-Methods", (cfg?.allow_methods ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]).join(", "));
+      res.set("Access-Control-Allow-Headers", (cfg?.allow_headers ?? [req.header("access-control-request-headers") ?? "*"]).join(", "));
+      if (cfg?.max_age) res.set("Access-Control-Max-Age", String(cfg.max_age));
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
+}
+
+export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, extensions: AppExtension[] = []): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "extended");
+  app.use(cors(ctx));
+  app.use(jsonBody(ctx.settings.maxBodyBytes));
+
+  const router = new ApiRouter();
+  const http = ctx.config.raw.http ?? {};
+  if (!http.disable_meta) metaRoutes(router, ctx);
+  if (!http.disable_assistants) assistantRoutes(router, ctx);
+  if (!http.disable_threads) threadRoutes(router, ctx);
+  if (!http.disable_runs) {
+    cronRoutes(router, ctx); // before /runs/:run_id routes
+    runRoutes(router, ctx, runs);
+  }
+  if (!http.disable_store) storeRoutes(router, ctx);
+
+  for (const extend of extensions) extend(app, ctx);
+  router.mount(app);
+  mountDocs(app, router, "Berth agent server");
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}

@@ -1,0 +1,161 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import { ApiRouter, Reply, SENT } from "../../../shared/http.js";
+import { ValidationError } from "../../../shared/errors.js";
+import type { AgentServerContext } from "../../context.js";
+import type { RunService } from "../../runs/service.js";
+import { streamRun } from "../../runs/stream.js";
+import type { Run } from "../../storage/runs.js";
+import * as s from "../schemas.js";
+
+const runPath = (run: Run) => (run.kwargs.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`);
+
+/** Parse `Last-Event-ID`: a run event id, or -1 for "everything". */
+function lastEventId(req: Request): number | undefined {
+  const raw = req.header("last-event-id");
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < -1) throw ValidationError.field(["header", "Last-Event-ID"], `must be an event id or -1, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunService): void {
+  const tag = "Thread Runs";
+  const stateless = "Stateless Runs";
+  const threadParams = ["thread_id"];
+  const runParams = ["thread_id", "run_id"];
+
+  const cancelOnDisconnect = (run: Run) => () => {
+    void runs.cancel(null, run.run_id, "interrupt", false).catch(() => undefined);
+  };
+
+  /** SSE for a run this request just created: every event from the first. */
+  const streamNew = async (res: Response, run: Run, onDisconnect: "cancel" | "continue" | undefined) => {
+    const path = runPath(run);
+    await streamRun(ctx, res, {
+      runId: run.run_id,
+      lastEventId: -1,
+      headers: { "Content-Location": path, Location: `${path}/stream` },
+      onDisconnect: onDisconnect === "cancel" ? cancelOnDisconnect(run) : undefined,
+    });
+    return SENT;
+  };
+
+  /** Wait for a run this request created and answer its result; newlines keep the connection alive. */
+  const waitNew = async (req: Request, res: Response, run: Run, onDisconnect: "cancel" | "continue" | undefined) => {
+    res.status(200).set({ "Content-Type": "application/json", "Content-Location": runPath(run) });
+    res.flushHeaders();
+    const keepAlive = setInterval(() => res.write("\n"), ctx.settings.heartbeatSeconds * 1000);
+    const gone = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    try {
+      const done = await runs.waitForDone(run.run_id, gone.signal);
+      if (gone.signal.aborted) {
+        if (onDisconnect === "cancel") cancelOnDisconnect(run)();
+        return SENT;
+      }
+      const result = await runs.result(run, done);
+      res.end(JSON.stringify(result.body));
+    } finally {
+      clearInterval(keepAlive);
+    }
+    return SENT;
+  };
+
+  // ---- runs on a thread ----------------------------------------------------------------------
+  router.add({ method: "post", path: "/threads/:thread_id/runs", tag, summary: "Create a run (queued by multitask_strategy)", uuidParams: threadParams, body: s.threadRunCreate }, async ({ params, body, req }) => {
+    const run = await runs.create(params.thread_id!, body, req.headers);
+    return new Reply(200, run, { "Content-Location": runPath(run) });
+  });
+  router.add({ method: "post", path: "/threads/:thread_id/runs/stream", tag, summary: "Create a run and stream its events (SSE)", uuidParams: threadParams, body: s.threadRunCreate, produces: "text/event-stream" }, async ({ params, body, req, res }) => {
+    const run = await runs.create(params.thread_id!, body, req.headers);
+    return streamNew(res, run, body.on_disconnect);
+  });
+  router.add({ method: "post", path: "/threads/:thread_id/runs/wait", tag, summary: "Create a run and wait for its result", uuidParams: threadParams, body: s.threadRunCreate }, async ({ params, body, req, res }) => {
+    const run = await runs.create(params.thread_id!, body, req.headers);
+    return waitNew(req, res, run, body.on_disconnect);
+  });
+  router.add({ method: "get", path: "/threads/:thread_id/runs", tag, summary: "List a thread's runs, newest first", uuidParams: threadParams, query: s.runListQuery }, async ({ params, query }) => {
+    await ctx.threads.get(params.thread_id!);
+    return ctx.runs.list(params.thread_id!, query);
+  });
+  router.add({ method: "get", path: "/threads/:thread_id/runs/:run_id", tag, summary: "Get a run", uuidParams: runParams }, ({ params }) =>
+    runs.get(params.thread_id!, params.run_id!),
+  );
+  router.add({ method: "delete", path: "/threads/:thread_id/runs/:run_id", tag, summary: "Delete a run that is not running", uuidParams: runParams }, async ({ params }) => {
+    await ctx.runs.delete(params.thread_id!, params.run_id!);
+    return Reply.noContent();
+  });
+  router.add({ method: "get", path: "/threads/:thread_id/runs/:run_id/join", tag, summary: "Wait for a run to end and get the thread's values", uuidParams: runParams }, async ({ params, res }) => {
+    const run = await runs.get(params.thread_id!, params.run_id!);
+    const gone = new AbortController();
+    res.on("close", () => !res.writableFinished && gone.abort());
+    const done = await runs.waitForDone(run.run_id, gone.signal);
+    if (gone.signal.aborted) return SENT;
+    return (await runs.result(run, done)).body;
+  });
+  router.add({ method: "get", path: "/threads/:thread_id/runs/:run_id/stream", tag, summary: "Join a run's event stream (resumable with Last-Event-ID)", uuidParams: runParams, query: s.joinStreamQuery, produces: "text/event-stream" }, async ({ params, query, req, res }) => {
+    const run = await runs.get(params.thread_id!, params.run_id!);
+    const from = lastEventId(req);
+    const modes = query.stream_mode === undefined ? undefined : Array.isArray(query.stream_mode) ? query.stream_mode : [query.stream_mode];
+    await streamRun(ctx, res, {
+      runId: run.run_id,
+      lastEventId: from,
+      modes,
+      headers: { "Content-Location": runPath(run) },
+      onDisconnect: query.cancel_on_disconnect ? cancelOnDisconnect(run) : undefined,
+    });
+    return SENT;
+  });
+  router.add({ method: "post", path: "/threads/:thread_id/runs/:run_id/cancel", tag, summary: "Cancel a run (interrupt keeps its progress, rollback deletes it)", uuidParams: runParams, query: s.cancelQuery, optionalBody: true }, async ({ params, query }) => {
+    await runs.cancel(params.thread_id!, params.run_id!, query.action, query.wait);
+    return new Reply(query.wait ? 204 : 202);
+  });
+
+  // ---- stateless runs --------------------------------------------------------------------------
+  router.add({ method: "post", path: "/runs", tag: stateless, summary: "Create a run on a temporary thread", body: s.statelessRunCreate }, async ({ body, req }) => {
+    const run = await runs.create(null, body, req.headers);
+    return new Reply(200, run, { "Content-Location": runPath(run) });
+  });
+  router.add({ method: "post", path: "/runs/stream", tag: stateless, summary: "Create a stateless run and stream it", body: s.statelessRunCreate, produces: "text/event-stream" }, async ({ body, req, res }) => {
+    const run = await runs.create(null, body, req.headers);
+    return streamNew(res, run, body.on_disconnect);
+  });
+  router.add({ method: "post", path: "/runs/wait", tag: stateless, summary: "Create a stateless run and wait for its result", body: s.statelessRunCreate }, async ({ body, req, res }) => {
+    const run = await runs.create(null, body, req.headers);
+    return waitNew(req, res, run, body.on_disconnect);
+  });
+  router.add({ method: "post", path: "/runs/batch", tag: stateless, summary: "Create several stateless runs", body: z.array(s.statelessRunCreate).min(1).max(1000) }, async ({ body, req }) => {
+    const out: Run[] = [];
+    for (const item of body) out.push(await runs.create(null, item, req.headers));
+    return out;
+  });
+  router.add({ method: "get", path: "/runs/:run_id/stream", tag: stateless, summary: "Join a run's event stream by run id", uuidParams: ["run_id"], query: s.joinStreamQuery, produces: "text/event-stream" }, async ({ params, query, req, res }) => {
+    const run = await runs.get(null, params.run_id!);
+    await streamRun(ctx, res, {
+      runId: run.run_id,
+      lastEventId: lastEventId(req),
+      modes: query.stream_mode === undefined ? undefined : Array.isArray(query.stream_mode) ? query.stream_mode : [query.stream_mode],
+      headers: { "Content-Location": runPath(run) },
+      onDisconnect: query.cancel_on_disconnect ? cancelOnDisconnect(run) : undefined,
+    });
+    return SENT;
+  });
+  router.add({ method: "post", path: "/runs/cancel", tag: stateless, summary: "Cancel many runs", body: s.bulkCancel, query: s.cancelQuery.pick({ action: true }) }, async ({ body, query }) => {
+    let ids: string[];
+    if (body.run_ids) {
+      ids = body.run_ids;
+    } else {
+      const statuses = body.status === "all" ? ["pending", "running"] : [body.status!];
+      const params: unknown[] = [statuses];
+      const threadFilter = body.thread_id ? `AND thread_id = $${params.push(body.thread_id)}` : "";
+      const { rows } = await ctx.pool.query<{ run_id: string }>(`SELECT run_id FROM runs WHERE status = ANY($1::text[]) ${threadFilter}`, params);
+      ids = rows.map((r) => r.run_id);
+    }
+    for (const id of ids) await runs.cancel(body.thread_id ?? null, id, query.action, false).catch(() => undefined);
+    return new Reply(204);
+  });
+
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { ApiRouter, Reply } from "../../../shared/http.js";
+import type { AgentServerContext } from "../../context.js";
+import { selectFields } from "../../storage/sql.js";
+import { paginationHeaders } from "../pagination.js";
+import * as s from "../schemas.js";
+
+const subgraphsQuery = z.object({ subgraphs: z.enum(["true", "false", "1", "0"]).optional() });
+const truthy = (v: string | undefined) => v === "true" || v === "1";
+
+export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
+  const tag = "Threads";
+  const uuidParams = ["thread_id"];
+  router.add({ method: "post", path: "/threads", tag, summary: "Create a thread", body: s.threadCreate, optionalBody: true }, async ({ body }) => {
+    const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
+    const thread = await ctx.threads.create({ thread_id: body.thread_id, metadata, if_exists: body.if_exists });
+    if (body.supersteps?.length) {
+      for (const step of body.supersteps) {
+        for (const update of step.updates) {
+          await ctx.state.update(thread.thread_id, { values: update.values, as_node: update.as_node });
+        }
+      }
+      return ctx.threads.get(thread.thread_id);
+    }
+    return thread;
+  });
+  router.add({ method: "post", path: "/threads/search", tag, summary: "Search threads", body: s.threadSearch, optionalBody: true }, async ({ body }) => {
+    const { items, total } = await ctx.threads.search(body);
+    return new Reply(200, items.map((t) => selectFields(t as unknown as Record<string, unknown>, body.select)), paginationHeaders(total, body.offset, items.length));
+  });
+  router.add({ method: "post", path: "/threads/count", tag, summary: "Count threads", body: s.threadCount, optionalBody: true }, ({ body }) =>
+    ctx.threads.count(body),
+  );
+  router.add({ method: "post", path: "/threads/prune", tag, summary: "Delete threads, or drop all but their latest checkpoint", body: s.threadPrune }, async ({ body }) => ({
+    pruned_count: await ctx.threads.prune(body.thread_ids, body.strategy),
+  }));
+  router.add({ method: "get", path: "/threads/:thread_id", tag, summary: "Get a thread", uuidParams }, ({ params }) => ctx.threads.get(params.thread_id!));
+  router.add({ method: "patch", path: "/threads/:thread_id", tag, summary: "Update a thread's metadata (merged)", uuidParams, body: s.threadPatch }, ({ params, body }) =>
+    ctx.threads.patchMetadata(params.thread_id!, body.metadata ?? {}),
+  );
+  router.add({ method: "delete", path: "/threads/:thread_id", tag, summary: "Delete a thread with its runs and checkpoints", uuidParams }, async ({ params }) => {
+    const inflight = await ctx.runs.inflight(params.thread_id!);
+    for (const r of inflight) {
+      if (r.status === "running") await ctx.runs.requestCancel(r.run_id, "interrupt");
+      await ctx.bus.publish(ctx.channels.cancel, JSON.stringify({ run_id: r.run_id, action: "interrupt" })).catch(() => undefined);
+    }
+    await ctx.threads.delete(params.thread_id!);
+    return Reply.noContent();
+  });
+  router.add({ method: "post", path: "/threads/:thread_id/copy", tag, summary: "Copy a thread with its checkpoints", uuidParams }, ({ params }) =>
+    ctx.threads.copy(params.thread_id!),
+  );
+  router.add({ method: "get", path: "/threads/:thread_id/state", tag, summary: "The thread's current state", uuidParams, query: subgraphsQuery }, ({ params, query }) =>
+    ctx.state.get(params.thread_id!, { subgraphs: truthy(query.subgraphs) }),
+  );
+  router.add({ method: "post", path: "/threads/:thread_id/state", tag, summary: "Update the thread's state", uuidParams, body: s.stateUpdate }, ({ params, body }) =>
+    ctx.state.update(params.thread_id!, body),
+  );
+  router.add({ method: "post", path: "/threads/:thread_id/state/checkpoint", tag, summary: "The thread's state at a checkpoint", uuidParams, body: s.stateCheckpointQuery }, ({ params, body }) =>
+    ctx.state.get(params.thread_id!, { checkpoint: body.checkpoint, subgraphs: body.subgraphs }),
+  );
+  router.add({ method: "get", path: "/threads/:thread_id/state/:checkpoint_id", tag, summary: "The thread's state at a checkpoint id", uuidParams, query: subgraphsQuery }, ({ params, query }) =>
+    ctx.state.get(params.thread_id!, { checkpoint: { checkpoint_id: params.checkpoint_id }, subgraphs: truthy(query.subgraphs) }),
+  );
+  router.add({ method: "get", path: "/threads/:thread_id/history", tag, summary: "The thread's past states, newest first", uuidParams, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(10), before: z.string().optional() }) }, ({ params, query }) =>
+    ctx.state.history(params.thread_id!, query),
+  );
+  router.add({ method: "post", path: "/threads/:thread_id/history", tag, summary: "The thread's past states, newest first", uuidParams, body: s.historyQuery, optionalBody: true }, ({ params, body }) =>
+    ctx.state.history(params.thread_id!, body),
+  );
+}

@@ -1,0 +1,267 @@
+/**
+ * Request models of the agent server API, in zod. They validate requests (→ 422 naming the field)
+ * and generate `/openapi.json`. Field names follow the LangGraph Platform API that
+ * `@langchain/langgraph-sdk` speaks.
+ */
+import { z } from "zod";
+import { MULTITASK_STRATEGIES } from "../../shared/config.js";
+
+const json = z.record(z.string(), z.unknown());
+export const uuid = z.uuid({ error: "must be a UUID" });
+
+export const STREAM_MODES = [
+  "values",
+  "updates",
+  "messages",
+  "messages-tuple",
+  "events",
+  "debug",
+  "custom",
+  "tasks",
+  "checkpoints",
+] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+
+export const RUN_STATUSES = ["pending", "running", "success", "error", "timeout", "interrupted"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const;
+export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+
+const sortOrder = z.enum(["asc", "desc"]);
+const limit = (max = 1000, dflt = 10) => z.coerce.number().int().min(1).max(max).default(dflt);
+const offset = z.coerce.number().int().min(0).default(0);
+
+export const configSchema = z
+  .object({
+    tags: z.array(z.string()).optional(),
+    recursion_limit: z.number().int().positive().optional(),
+    configurable: json.optional(),
+  })
+  .loose();
+
+// ---- assistants ------------------------------------------------------------------------------
+export const assistantCreate = z.object({
+  assistant_id: uuid.optional(),
+  graph_id: z.string().min(1),
+  config: configSchema.optional(),
+  context: json.optional(),
+  metadata: json.optional(),
+  if_exists: z.enum(["raise", "do_nothing"]).default("raise"),
+  name: z.string().optional(),
+  description: z.string().nullish(),
+});
+export const assistantPatch = z.object({
+  graph_id: z.string().min(1).optional(),
+  config: configSchema.optional(),
+  context: json.optional(),
+  metadata: json.optional(),
+  name: z.string().optional(),
+  description: z.string().nullish(),
+});
+export const assistantSearch = z.object({
+  metadata: json.optional(),
+  graph_id: z.string().optional(),
+  name: z.string().optional(),
+  limit: limit(),
+  offset,
+  sort_by: z.enum(["assistant_id", "graph_id", "name", "created_at", "updated_at"]).optional(),
+  sort_order: sortOrder.optional(),
+  select: z.array(z.string()).optional(),
+});
+export const assistantCount = z.object({ metadata: json.optional(), graph_id: z.string().optional(), name: z.string().optional() });
+export const assistantVersionsSearch = z.object({ metadata: json.optional(), limit: limit(), offset });
+export const assistantSetLatest = z.object({ version: z.number().int().min(1) });
+
+// ---- threads ---------------------------------------------------------------------------------
+const supersteps = z.array(
+  z.object({
+    updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })),
+  }),
+);
+export const threadCreate = z.object({
+  thread_id: uuid.optional(),
+  metadata: json.optional(),
+  if_exists: z.enum(["raise", "do_nothing"]).default("raise"),
+  supersteps: supersteps.optional(),
+  graph_id: z.string().optional(),
+  ttl: z.unknown().optional(),
+});
+export const threadPatch = z.object({ metadata: json.optional(), ttl: z.unknown().optional() });
+export const threadSearch = z.object({
+  metadata: json.optional(),
+  ids: z.array(uuid).optional(),
+  values: json.optional(),
+  status: z.enum(THREAD_STATUSES).optional(),
+  limit: limit(),
+  offset,
+  sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).optional(),
+  sort_order: sortOrder.optional(),
+  select: z.array(z.string()).optional(),
+});
+export const threadCount = z.object({ metadata: json.optional(), values: json.optional(), status: z.enum(THREAD_STATUSES).optional() });
+export const threadPrune = z.object({
+  thread_ids: z.array(uuid).min(1),
+  strategy: z.enum(["delete", "keep_latest"]).default("delete"),
+});
+export const checkpointRef = z
+  .object({
+    thread_id: z.string().optional(),
+    checkpoint_ns: z.string().optional(),
+    checkpoint_id: z.string().optional(),
+    checkpoint_map: json.nullish(),
+  })
+  .loose();
+export const stateUpdate = z.object({
+  values: z.unknown().optional(),
+  as_node: z.string().optional(),
+  checkpoint_id: z.string().optional(),
+  checkpoint: checkpointRef.optional(),
+});
+export const stateCheckpointQuery = z.object({ checkpoint: checkpointRef, subgraphs: z.boolean().optional() });
+export const historyQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(10),
+  before: z.union([z.string(), checkpointRef]).optional(),
+  metadata: json.optional(),
+  checkpoint: checkpointRef.optional(),
+});
+
+// ---- runs ------------------------------------------------------------------------------------
+const streamModeList = z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))]);
+const interruptNodes = z.union([z.literal("*"), z.array(z.string())]);
+const command = z
+  .object({
+    goto: z.unknown().optional(),
+    update: z.unknown().optional(),
+    resume: z.unknown().optional(),
+  })
+  .loose();
+
+const runCreateBase = z.object({
+  assistant_id: z.string().min(1, "must be an assistant id or a graph id"),
+  input: z.unknown().optional(),
+  command: command.nullish(),
+  metadata: json.optional(),
+  config: configSchema.optional(),
+  context: json.optional(),
+  checkpoint_id: z.string().optional(),
+  checkpoint: checkpointRef.optional(),
+  checkpoint_during: z.boolean().optional(),
+  durability: z.enum(["exit", "async", "sync"]).optional(),
+  webhook: z.url({ error: "must be a URL" }).optional(),
+  interrupt_before: interruptNodes.optional(),
+  interrupt_after: interruptNodes.optional(),
+  on_disconnect: z.enum(["cancel", "continue"]).optional(),
+  multitask_strategy: z.enum(MULTITASK_STRATEGIES).optional(),
+  stream_mode: streamModeList.optional(),
+  stream_subgraphs: z.boolean().optional(),
+  stream_resumable: z.boolean().optional(),
+  after_seconds: z.number().min(0).optional(),
+  if_not_exists: z.enum(["reject", "create"]).optional(),
+  feedback_keys: z.array(z.string()).optional(),
+  langsmith_tracer: z.unknown().optional(),
+});
+export const threadRunCreate = runCreateBase;
+export const statelessRunCreate = runCreateBase.extend({ on_completion: z.enum(["delete", "keep"]).optional() });
+export type RunCreate = z.infer<typeof statelessRunCreate>;
+
+export const runListQuery = z.object({
+  limit: limit(1000, 10),
+  offset,
+  status: z.enum(RUN_STATUSES).optional(),
+  select: z.union([z.string(), z.array(z.string())]).optional(),
+});
+const booleanish = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"])])
+  .transform((v) => v === true || v === "true" || v === "1" || v === "yes");
+export const cancelQuery = z.object({
+  wait: booleanish.default(false),
+  action: z.enum(["interrupt", "rollback"]).default("interrupt"),
+});
+export const joinStreamQuery = z.object({
+  cancel_on_disconnect: booleanish.default(false),
+  stream_mode: z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))]).optional(),
+});
+export const bulkCancel = z
+  .object({
+    thread_id: uuid.optional(),
+    run_ids: z.array(uuid).optional(),
+    status: z.enum(["pending", "running", "all"]).optional(),
+  })
+  .refine((b) => b.status !== undefined || b.run_ids !== undefined, "give run_ids (with thread_id) or status");
+
+// ---- crons -----------------------------------------------------------------------------------
+export const cronCreate = runCreateBase
+  .omit({ if_not_exists: true, after_seconds: true, on_disconnect: true })
+  .extend({
+    schedule: z.string().min(1),
+    timezone: z.string().optional(),
+    end_time: z.iso.datetime({ offset: true }).optional(),
+    on_run_completed: z.enum(["delete", "keep"]).optional(),
+    enabled: z.boolean().optional(),
+  });
+export type CronCreate = z.infer<typeof cronCreate>;
+export const cronUpdate = z.object({
+  schedule: z.string().min(1).optional(),
+  timezone: z.string().optional(),
+  end_time: z.iso.datetime({ offset: true }).nullish(),
+  input: z.unknown().optional(),
+  metadata: json.optional(),
+  config: configSchema.optional(),
+  context: json.optional(),
+  webhook: z.url().nullish(),
+  interrupt_before: interruptNodes.optional(),
+  interrupt_after: interruptNodes.optional(),
+  on_run_completed: z.enum(["delete", "keep"]).optional(),
+  enabled: z.boolean().optional(),
+  stream_mode: streamModeList.optional(),
+  stream_subgraphs: z.boolean().optional(),
+  stream_resumable: z.boolean().optional(),
+  durability: z.enum(["exit", "async", "sync"]).optional(),
+});
+export type CronUpdate = z.infer<typeof cronUpdate>;
+export const cronSearch = z.object({
+  metadata: json.optional(),
+  assistant_id: z.string().optional(),
+  thread_id: uuid.optional(),
+  enabled: z.boolean().optional(),
+  limit: limit(),
+  offset,
+  sort_by: z.enum(["cron_id", "assistant_id", "thread_id", "next_run_date", "end_time", "created_at", "updated_at"]).optional(),
+  sort_order: sortOrder.optional(),
+  select: z.array(z.string()).optional(),
+});
+export const cronCount = z.object({ metadata: json.optional(), assistant_id: z.string().optional(), thread_id: uuid.optional() });
+
+// ---- store -----------------------------------------------------------------------------------
+const namespaceLabel = z
+  .string()
+  .min(1, "namespace labels must not be empty")
+  .refine((s) => !s.includes("."), "namespace labels must not contain '.'");
+export const storePut = z.object({
+  namespace: z.array(namespaceLabel).min(1),
+  key: z.string().min(1),
+  value: json,
+  index: z.union([z.literal(false), z.array(z.string())]).nullish(),
+  ttl: z.number().positive().nullish(),
+});
+export const storeDelete = z.object({ namespace: z.array(namespaceLabel).min(1), key: z.string().min(1) });
+export const storeGetQuery = z.object({
+  namespace: z.string().optional(),
+  key: z.string().min(1),
+  refresh_ttl: booleanish.optional(),
+});
+export const storeSearch = z.object({
+  namespace_prefix: z.array(z.string()).default([]),
+  filter: json.nullish(),
+  limit: limit(1000, 10),
+  offset,
+  query: z.string().nullish(),
+  refresh_ttl: z.boolean().nullish(),
+});
+export const storeListNamespaces = z.object({
+  prefix: z.array(z.string()).optional(),
+  suffix: z.array(z.string()).optional(),
+  max_depth: z.number().int().min(1).optional(),
+  limit: limit(1000, 100),
+  offset,
+});

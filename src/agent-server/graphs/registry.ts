@@ -1,0 +1,147 @@
+/**
+ * Loads the graphs named in the config and hands out ready-to-run compiled graphs wired to our
+ * checkpointer and store. Accepted exports (what LangGraph.js users write): a compiled graph, an
+ * uncompiled StateGraph, a `createAgent` result (its `.graph`), a Promise of any of these, or a
+ * factory `(config) => graph` called per run.
+ */
+import { pathToFileURL } from "node:url";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { v5 as uuidv5 } from "uuid";
+import type { GraphSpec } from "../config/langgraph-config.js";
+
+/** The namespace the LangGraph servers use for system assistant ids (not the RFC URL namespace). */
+export const ASSISTANT_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
+
+export function systemAssistantId(graphId: string): string {
+  return uuidv5(graphId, ASSISTANT_NAMESPACE);
+}
+
+/** The subset of a compiled LangGraph (Pregel) we use. */
+export interface CompiledGraph {
+  checkpointer?: BaseCheckpointSaver | boolean;
+  store?: BaseStore;
+  stream(input: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  streamEvents(input: unknown, options: Record<string, unknown>): AsyncIterable<Record<string, any>>;
+  invoke(input: unknown, options?: Record<string, unknown>): Promise<unknown>;
+  getState(config: RunnableConfig, options?: Record<string, unknown>): Promise<any>;
+  getStateHistory(config: RunnableConfig, options?: Record<string, unknown>): AsyncIterable<any>;
+  updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
+  getGraphAsync(config?: RunnableConfig): Promise<{ toJSON(): unknown }>;
+  getSubgraphsAsync(namespace?: string, recurse?: boolean): AsyncIterable<[string, CompiledGraph]>;
+  builder?: unknown;
+  streamChannels?: unknown;
+  channels?: Record<string, unknown>;
+}
+
+type Loaded = { kind: "graph"; graph: CompiledGraph } | { kind: "factory"; factory: (config: RunnableConfig) => unknown };
+
+export class GraphLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "GraphLoadError";
+  }
+}
+
+let tsxRegistered: Promise<void> | undefined;
+async function ensureTypeScriptLoader(): Promise<void> {
+  // Register tsx once, globally, so .ts graphs and everything they import share our module
+  // instances (one @langchain/core, one @langchain/langgraph).
+  tsxRegistered ??= import("tsx/esm/api").then((m) => {
+    m.register();
+  });
+  await tsxRegistered;
+}
+
+function isCompiledGraph(value: unknown): value is CompiledGraph {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as CompiledGraph).stream === "function" &&
+    typeof (value as CompiledGraph).getState === "function"
+  );
+}
+
+/** Turn whatever a module exported into a compiled graph, compiling a StateGraph if needed. */
+async function toCompiled(value: unknown, what: string): Promise<CompiledGraph> {
+  let v = await value;
+  if (isCompiledGraph(v)) return v;
+  if (typeof v === "object" && v !== null && isCompiledGraph((v as { graph?: unknown }).graph)) {
+    return (v as { graph: CompiledGraph }).graph;
+  }
+  if (typeof v === "object" && v !== null && typeof (v as { compile?: unknown }).compile === "function") {
+    v = (v as { compile(): unknown }).compile();
+    if (isCompiledGraph(v)) return v;
+  }
+  throw new GraphLoadError(`${what} is not a LangGraph graph (expected a compiled graph, a StateGraph or a factory)`);
+}
+
+export class GraphRegistry {
+  private readonly loaded = new Map<string, Loaded>();
+  readonly specs: Map<string, GraphSpec>;
+
+  private constructor(
+    specs: GraphSpec[],
+    private readonly checkpointer: BaseCheckpointSaver,
+    private readonly store: BaseStore,
+  ) {
+    this.specs = new Map(specs.map((s) => [s.graphId, s]));
+  }
+
+  static async load(specs: GraphSpec[], checkpointer: BaseCheckpointSaver, store: BaseStore): Promise<GraphRegistry> {
+    const registry = new GraphRegistry(specs, checkpointer, store);
+    for (const spec of specs) await registry.loadOne(spec);
+    return registry;
+  }
+
+  private async loadOne(spec: GraphSpec): Promise<void> {
+    const what = `graph "${spec.graphId}" (${spec.file}:${spec.exportName})`;
+    if (/\.(c|m)?tsx?$/.test(spec.file)) await ensureTypeScriptLoader();
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(spec.file).href)) as Record<string, unknown>;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === "ERR_MODULE_NOT_FOUND" && String(e.message).includes(spec.file)) {
+        throw new GraphLoadError(`${what}: file not found`);
+      }
+      throw new GraphLoadError(`${what}: failed to import: ${e.stack ?? e.message}`);
+    }
+    if (!(spec.exportName in mod)) {
+      const exports = Object.keys(mod).filter((k) => k !== "__esModule");
+      throw new GraphLoadError(`${what}: the module has no export "${spec.exportName}" (exports: ${exports.join(", ") || "none"})`);
+    }
+    const exported = mod[spec.exportName];
+    if (typeof exported === "function" && !isCompiledGraph(exported)) {
+      this.loaded.set(spec.graphId, { kind: "factory", factory: exported as (c: RunnableConfig) => unknown });
+      return;
+    }
+    const graph = await toCompiled(exported, what);
+    this.wire(graph);
+    this.loaded.set(spec.graphId, { kind: "graph", graph });
+  }
+
+  private wire(graph: CompiledGraph): CompiledGraph {
+    // Runs must checkpoint into our database: that is what makes state, history, resumption after
+    // a crash and rollback work. A checkpointer the graph brought along is replaced.
+    graph.checkpointer = this.checkpointer;
+    graph.store = this.store;
+    return graph;
+  }
+
+  has(graphId: string): boolean {
+    return this.specs.has(graphId);
+  }
+
+  graphIds(): string[] {
+    return [...this.specs.keys()];
+  }
+
+  /** A compiled graph for a run; factories are called with the run's config. */
+  async get(graphId: string, config: RunnableConfig = {}): Promise<CompiledGraph> {
+    const entry = this.loaded.get(graphId);
+    if (!entry) throw new GraphLoadError(`graph "${graphId}" is not loaded`);
+    if (entry.kind === "graph") return entry.graph;
+    return this.wire(await toCompiled(entry.factory(config), `factory of graph "${graphId}"`));
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Writes a run's stream events: each event is stored durably first, then announced on the bus
+ * (with its payload when it fits), so a reader can always fill gaps from the database.
+ */
+import type { Bus } from "../../shared/bus/index.js";
+import type { Channels, DoneMessage, EventMessage } from "../runs/channels.js";
+import { toWireJson } from "../serde.js";
+import type { EventStore } from "../storage/events.js";
+
+export class RunEmitter {
+  private seq: number;
+
+  constructor(
+    private readonly runId: string,
+    private readonly events: EventStore,
+    private readonly bus: Bus,
+    private readonly channels: Channels,
+    firstSeq: number,
+  ) {
+    this.seq = firstSeq;
+  }
+
+  get lastSeq(): number {
+    return this.seq - 1;
+  }
+
+  emit = async (event: string, data: unknown): Promise<void> => {
+    const seq = this.seq++;
+    const json = toWireJson(data);
+    await this.events.append(this.runId, seq, event, json);
+    const msg: EventMessage = { type: "event", seq, event };
+    if (json.length < this.bus.maxMessageBytes - 200) msg.data = json;
+    await this.bus.publish(this.channels.run(this.runId), JSON.stringify(msg)).catch(() => undefined);
+  };
+
+  async done(msg: Omit<DoneMessage, "type" | "last_seq">): Promise<void> {
+    const full: DoneMessage = { type: "done", last_seq: this.lastSeq, ...msg };
+    let text = JSON.stringify(full);
+    if (text.length > this.bus.maxMessageBytes) {
+      delete full.output;
+      text = JSON.stringify(full);
+    }
+    await this.bus.publish(this.channels.run(this.runId), text).catch(() => undefined);
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * The queue worker: claims runs from Postgres and executes up to `jobsPerWorker` of them at once.
+ *
+ * Pick-up is event-driven: a bus "wake" (run created, run finished, lease swept) or a local run
+ * ending makes the loop claim; a timer covers runs delayed with `after_seconds`, and a slow safety
+ * poll covers lost bus messages. Each running run holds a lease renewed by a heartbeat; a worker
+ * that dies stops renewing, and the sweeper (any worker) gives the run to another worker, which
+ * resumes it from its last checkpoint.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { AgentServerContext } from "../context.js";
+import { type CancelMessage } from "../runs/channels.js";
+import { executeRun } from "../runs/execute.js";
+import { runStatusFor, type ExecutionOutcome } from "../runs/rules.js";
+import { deliverWebhook } from "../runs/webhooks.js";
+import { serializeError, toPlain, toWireJson } from "../serde.js";
+import type { ClaimedRun } from "../storage/runs.js";
+import { RunEmitter } from "./emitter.js";
+
+type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
+
+interface ActiveRun {
+  run: ClaimedRun;
+  controller: AbortController;
+  finished: Promise<void>;
+}
+
+const SAFETY_POLL_MS = 10_000;
+
+export class QueueWorker {
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly active = new Map<string, ActiveRun>();
+  private stopping = false;
+  private kicked = false;
+  private wakeResolve?: () => void;
+  private loopDone?: Promise<void>;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private sweepTimer?: NodeJS.Timeout;
+  private unsubscribes: (() => Promise<void>)[] = [];
+
+  constructor(private readonly ctx: AgentServerContext) {}
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  async start(): Promise<void> {
+    const { bus, channels, settings } = this.ctx;
+    this.unsubscribes.push(await bus.subscribe(channels.wake, () => this.kick()));
+    this.unsubscribes.push(
+      await bus.subscribe(channels.cancel, (raw) => {
+        const msg = JSON.parse(raw) as CancelMessage;
+        this.abort(msg.run_id, msg.action);
+      }),
+    );
+    const heartbeatMs = Math.max(100, (settings.runLeaseSeconds * 1000) / 3);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), heartbeatMs).unref();
+    this.sweepTimer = setInterval(() => void this.sweep(), Math.max(200, (settings.runLeaseSeconds * 1000) / 2)).unref();
+    await this.sweep();
+    this.loopDone = this.loop();
+  }
+
+  /** Ask the loop to try claiming now. */
+  kick(): void {
+    this.kicked = true;
+    this.wakeResolve?.();
+  }
+
+  private abort(runId: string, reason: AbortReason): void {
+    const a = this.active.get(runId);
+    if (a && !a.controller.signal.aborted) a.controller.abort(reason);
+  }
+
+  private async loop(): Promise<void> {
+    const { runs, settings, logger } = this.ctx;
+    while (!this.stopping) {
+      this.kicked = false;
+      let claimedAny = false;
+      try {
+        while (!this.stopping && this.active.size < settings.jobsPerWorker) {
+          const run = await runs.claim(this.owner, settings.runLeaseSeconds);
+          if (!run) break;
+          claimedAny = true;
+          this.startRun(run);
+        }
+      } catch (err) {
+        logger.error({ err }, "claiming runs failed; retrying");
+        await sleep(1000);
+        continue;
+      }
+      if (this.stopping || this.kicked) continue;
+      let delay = SAFETY_POLL_MS;
+      if (!claimedAny && this.active.size < settings.jobsPerWorker) {
+        const next = await runs.nextAvailableAt().catch(() => undefined);
+        if (next) delay = Math.min(delay, Math.max(0, next.getTime() - Date.now()) + 5);
+      }
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, delay);
+        this.wakeResolve = () => {
+          clearTimeout(t);
+          resolve();
+        };
+        if (this.kicked || this.stopping) this.wakeResolve();
+      });
+      this.wakeResolve = undefined;
+    }
+  }
+
+  private startRun(run: ClaimedRun): void {
+    const controller = new AbortController();
+    const entry: ActiveRun = { run, controller, finished: Promise.resolve() };
+    this.active.set(run.run_id, entry);
+    entry.finished = this.execute(run, controller)
+      .catch((err) => this.ctx.logger.error({ err, run_id: run.run_id }, "run bookkeeping failed"))
+      .finally(() => {
+        this.active.delete(run.run_id);
+        this.kick();
+      });
+  }
+
+  private async execute(run: ClaimedRun, controller: AbortController): Promise<void> {
+    const { ctx } = this;
+    const { logger, settings } = ctx;
+    const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
+    log.debug("run claimed");
+    const firstSeq = run.attempt > 1 ? (await ctx.events.lastSeq(run.run_id)) + 1 : 0;
+    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, firstSeq);
+    const timeout = setTimeout(() => controller.abort("timeout"), settings.runTimeoutSeconds * 1000);
+    timeout.unref();
+    // A cancel may have been requested between creation and claim.
+    const pendingCancel = await ctx.runs.cancelAction(run.run_id);
+    if (pendingCancel === "interrupt" || pendingCancel === "rollback") controller.abort(pendingCancel);
+
+    const graphId = String(run.kwargs.config.configurable.graph_id);
+    let outcome: ExecutionOutcome;
+    let graph;
+    try {
+      graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
+      const resume =
+        run.attempt > 1 && run.latest_checkpoint_id !== null && run.latest_checkpoint_id > run.start_checkpoint_id;
+      let alreadyDone = false;
+      if (resume) {
+        const state = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
+        alreadyDone = (state.next ?? []).length === 0;
+        log.info({ alreadyDone }, "resuming run from its last checkpoint");
+      }
+      if (controller.signal.aborted) throw controller.signal.reason;
+      log.debug({ resume }, "executing");
+      if (!alreadyDone) await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
+      outcome = { kind: "completed", interrupted: false };
+    } catch (err) {
+      if (controller.signal.aborted) {
+        outcome = { kind: "aborted", reason: controller.signal.reason as AbortReason };
+      } else {
+        outcome = { kind: "failed", error: err };
+        log.warn({ err }, "run failed");
+      }
+    } finally {
+      clearTimeout(timeout);
+    }
+
+    if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
+      await ctx.runs.release(run.run_id, this.owner);
+      log.info("run released for another worker (shutdown)");
+      return;
+    }
+    if (outcome.kind === "aborted" && outcome.reason === "lease-lost") {
+      log.warn("lease lost: another worker owns this run now");
+      return;
+    }
+    if (outcome.kind === "aborted" && outcome.reason === "rollback") {
+      await ctx.runs.rollback(run.run_id, run.thread_id, run.start_checkpoint_id);
+      await emitter.done({ status: "rollback" });
+      await this.publishWake();
+      log.info("run rolled back");
+      return;
+    }
+
+    log.debug({ outcome: outcome.kind }, "execution ended");
+    const status = runStatusFor(outcome)!;
+    let error: { error: string; message: string } | undefined;
+    if (outcome.kind === "failed") error = serializeError(outcome.error);
+    if (outcome.kind === "aborted" && outcome.reason === "timeout") {
+      error = { error: "TimeoutError", message: `Run exceeded its time limit of ${settings.runTimeoutSeconds} s` };
+    }
+    if (error) await emitter.emit("error", error).catch(() => undefined);
+
+    let values: unknown;
+    let interrupts: Record<string, unknown> | undefined;
+    let hasNext = false;
+    if (graph) {
+      try {
+        const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
+        values = toPlain(snapshot.values ?? {});
+        interrupts = Object.fromEntries(
+          (snapshot.tasks ?? []).filter((t: any) => t.interrupts?.length).map((t: any) => [t.id, toPlain(t.interrupts)]),
+        );
+        hasNext = (snapshot.next ?? []).length > 0;
+      } catch (err) {
+        log.warn({ err }, "could not read the thread state after the run");
+      }
+    }
+    const owned = await ctx.runs.finish({
+      runId: run.run_id,
+      threadId: run.thread_id,
+      owner: this.owner,
+      status,
+      error,
+      threadValues: values,
+      threadInterrupts: interrupts,
+      stateHasInterrupts: hasNext,
+    });
+    if (!owned) {
+      log.warn("run finished but its lease had been taken over; result discarded");
+      return;
+    }
+    await emitter.done({ status, output: values === undefined ? undefined : toWireJson(values), error });
+    await this.publishWake();
+    log.info({ status }, "run finished");
+
+    if (run.webhook) void this.sendWebhook(run, status, values, error);
+    if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
+      await ctx.threads.delete(run.thread_id).catch(() => undefined);
+    }
+  }
+
+  private async sendWebhook(run: ClaimedRun, status: string, values: unknown, error: unknown): Promise<void> {
+    const payload = {
+      ...toPlain<Record<string, unknown>>(await this.ctx.runs.find(run.run_id).catch(() => undefined) ?? run),
+      status,
+      run_started_at: run.started_at,
+      run_ended_at: new Date().toISOString(),
+      webhook_sent_at: new Date().toISOString(),
+      values,
+      error: error ?? null,
+    };
+    const ok = await deliverWebhook(run.webhook!, payload, this.ctx.logger);
+    if (ok) await this.ctx.runs.markWebhookSent(run.run_id).catch(() => undefined);
+  }
+
+  private async publishWake(): Promise<void> {
+    await this.ctx.bus.publish(this.ctx.channels.wake, "1").catch(() => undefined);
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.active.size === 0) return;
+    const ids = [...this.active.keys()];
+    try {
+      const alive = await this.ctx.runs.heartbeat(ids, this.owner, this.ctx.settings.runLeaseSeconds);
+      for (const id of ids) {
+        const state = alive.get(id);
+        if (!state) {
+          // Finished in the meantime, or our lease was taken over.
+          const a = this.active.get(id);
+          if (a && !(await this.stillOurs(id))) this.abort(id, "lease-lost");
+          continue;
+        }
+        if (state.cancel === "interrupt" || state.cancel === "rollback") this.abort(id, state.cancel);
+      }
+    } catch (err) {
+      this.ctx.logger.warn({ err }, "heartbeat failed");
+    }
+  }
+
+  private async stillOurs(runId: string): Promise<boolean> {
+    const { rows } = await this.ctx.pool.query("SELECT 1 FROM runs WHERE run_id = $1 AND lease_owner = $2", [runId, this.owner]);
+    return rows.length > 0;
+  }
+
+  /** Re-queue runs whose worker died; fail those out of attempts. */
+  async sweep(): Promise<void> {
+    try {
+      const { requeued, failed } = await this.ctx.runs.sweepExpiredLeases();
+      if (requeued.length) this.ctx.logger.warn({ runs: requeued }, "re-queued runs whose worker stopped responding");
+      for (const f of failed) {
+        this.ctx.logger.error({ run_id: f.run_id }, "run failed: attempts exhausted");
+        const last = await this.ctx.events.lastSeq(f.run_id);
+        await this.ctx.bus.publish(
+          this.ctx.channels.run(f.run_id),
+          JSON.stringify({ type: "done", status: "error", last_seq: last, error: (await this.ctx.runs.runError(f.run_id)) as any }),
+        );
+      }
+      if (requeued.length || failed.length) await this.publishWake();
+    } catch (err) {
+      this.ctx.logger.warn({ err }, "lease sweep failed");
+    }
+  }
+
+  /**
+   * Stop: no new claims; running runs get `graceSeconds` to finish, then are stopped and handed
+   * back to the queue for another worker.
+   */
+  async stop(graceSeconds = this.ctx.settings.shutdownGraceSeconds): Promise<void> {
+    this.stopping = true;
+    this.wakeResolve?.();
+    clearInterval(this.sweepTimer);
+    await this.loopDone;
+    for (const u of this.unsubscribes) await u().catch(() => undefined);
+    const all = () => Promise.all([...this.active.values()].map((a) => a.finished));
+    const graceful = await Promise.race([all().then(() => true), sleep(graceSeconds * 1000).then(() => false)]);
+    if (!graceful) {
+      for (const id of this.active.keys()) this.abort(id, "shutdown");
+      await all();
+    }
+    // Leases are renewed until the last run has finished or been handed back.
+    clearInterval(this.heartbeatTimer);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,180 @@
+/**
+ * Runs as the API sees them: creating (with the multitask decision), cancelling, waiting for the
+ * end of a run, and reading its result. Shared by the HTTP routes, crons and A2A.
+ */
+import type pg from "pg";
+import type { IncomingHttpHeaders } from "node:http";
+import type { AgentServerContext } from "../context.js";
+import type { RunCreate, StreamMode } from "../api/schemas.js";
+import type { MultitaskStrategy } from "../../shared/config.js";
+import { ApiError, NotFoundError } from "../../shared/errors.js";
+import type { CancelMessage, DoneMessage, RunMessage } from "./channels.js";
+import { isTerminal } from "./rules.js";
+import type { Run, RunKwargs } from "../storage/runs.js";
+
+/** Request headers copied into `config.configurable`, as the LangGraph servers do. */
+const EXCLUDED_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key", "x-auth-scheme"]);
+export function headersToConfigurable(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const n = name.toLowerCase();
+    if ((n.startsWith("x-") && !EXCLUDED_HEADERS.has(n)) || n === "user-agent") {
+      if (typeof value === "string") out[n] = value;
+    }
+  }
+  return out;
+}
+
+export interface RunResult {
+  status: string;
+  /** What `/wait` and `/join` answer: final values, or `{__error__}`. */
+  body: unknown;
+}
+
+export class RunService {
+  constructor(private readonly ctx: AgentServerContext) {}
+
+  /** Create a run on a thread (`threadId`) or a stateless one (`null`). */
+  async create(
+    threadId: string | null,
+    body: RunCreate,
+    headers: IncomingHttpHeaders = {},
+    client?: pg.PoolClient,
+  ): Promise<Run> {
+    const { ctx } = this;
+    // Inside a caller's transaction every query must use its client: PGlite runs one transaction at a time.
+    const assistant = await ctx.assistants.get(body.assistant_id, client);
+    if (!ctx.registry.has(assistant.graph_id)) {
+      throw new ApiError(422, `assistant ${assistant.assistant_id} uses graph "${assistant.graph_id}", which this deployment does not have`);
+    }
+    const aConfig = (assistant.config ?? {}) as { configurable?: Record<string, unknown>; tags?: string[]; recursion_limit?: number };
+    const streamMode = body.stream_mode === undefined ? ["values"] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+    const kwargs: RunKwargs = {
+      input: body.input,
+      command: body.command ?? null,
+      config: {
+        ...aConfig,
+        ...body.config,
+        tags: [...(aConfig.tags ?? []), ...(body.config?.tags ?? [])],
+        configurable: {
+          ...(aConfig.configurable ?? {}),
+          ...headersToConfigurable(headers),
+          ...(body.config?.configurable ?? {}),
+        },
+      },
+      context: { ...assistant.context, ...(body.context ?? {}) },
+      stream_mode: [...new Set(streamMode as StreamMode[])],
+      subgraphs: body.stream_subgraphs ?? false,
+      resumable: body.stream_resumable ?? false,
+      interrupt_before: body.interrupt_before,
+      interrupt_after: body.interrupt_after,
+      checkpoint_id: body.checkpoint_id,
+      checkpoint: body.checkpoint,
+      durability: body.durability ?? (body.checkpoint_during === false ? "exit" : undefined),
+      webhook: body.webhook,
+      feedback_keys: body.feedback_keys,
+      temporary: threadId === null,
+      on_completion: body.on_completion,
+    };
+    const strategy: MultitaskStrategy = body.multitask_strategy ?? ctx.settings.defaultMultitaskStrategy;
+    const created = await ctx.runs.create(
+      {
+        threadId,
+        assistantId: assistant.assistant_id,
+        graphId: assistant.graph_id,
+        kwargs,
+        metadata: body.metadata ?? {},
+        strategy,
+        ifNotExists: body.if_not_exists ?? "reject",
+        afterSeconds: body.after_seconds,
+        maxAttempts: ctx.settings.maxAttempts,
+        webhook: body.webhook,
+      },
+      client,
+    );
+    if (!client) await this.afterCommit(created.cancelled);
+    return created.run;
+  }
+
+  /** Signals to send once a run creation is committed: displaced runs, and a worker wake-up. */
+  async afterCommit(cancelled: CancelMessage[]): Promise<void> {
+    const { bus, channels } = this.ctx;
+    for (const c of cancelled) await bus.publish(channels.cancel, JSON.stringify(c)).catch(() => undefined);
+    await bus.publish(channels.wake, "1").catch(() => undefined);
+  }
+
+  /**
+   * Cancel a run. A pending run is settled here; a running one is signalled to its worker, and
+   * with `wait` we return once it has stopped.
+   */
+  async cancel(threadId: string | null, runId: string, action: "interrupt" | "rollback", wait: boolean): Promise<void> {
+    const run = await this.ctx.runs.get(threadId, runId);
+    if (isTerminal(run.status)) {
+      if (action === "rollback") throw new ApiError(409, `Run ${runId} has already finished (${run.status}) and cannot be rolled back`);
+      return;
+    }
+    if (run.status === "pending" && (await this.ctx.runs.cancelPending(runId, action))) {
+      await this.publishDone(runId, action === "rollback" ? "rollback" : "interrupted");
+      return;
+    }
+    const waiting = wait ? this.waitForDone(runId) : undefined;
+    if (await this.ctx.runs.requestCancel(runId, action)) {
+      await this.ctx.bus.publish(this.ctx.channels.cancel, JSON.stringify({ run_id: runId, action } satisfies CancelMessage));
+    }
+    if (waiting) await waiting;
+  }
+
+  private async publishDone(runId: string, status: string): Promise<void> {
+    const last = await this.ctx.events.lastSeq(runId);
+    const msg: DoneMessage = { type: "done", status, last_seq: last };
+    await this.ctx.bus.publish(this.ctx.channels.run(runId), JSON.stringify(msg)).catch(() => undefined);
+  }
+
+  /**
+   * Resolve when the run has ended: on its done message, or when a poll finds it finished (or
+   * gone). Subscribes before looking, so the end cannot slip between the two.
+   */
+  async waitForDone(runId: string, signal?: AbortSignal): Promise<DoneMessage> {
+    const { bus, channels, runs, settings } = this.ctx;
+    let finish!: (m: DoneMessage) => void;
+    const done = new Promise<DoneMessage>((r) => (finish = r));
+    const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
+      const msg = JSON.parse(raw) as RunMessage;
+      if (msg.type === "done") finish(msg);
+    });
+    const check = async () => {
+      const run = await runs.find(runId).catch(() => undefined);
+      if (!run) finish({ type: "done", status: "rollback", last_seq: -1 });
+      else if (isTerminal(run.status)) finish({ type: "done", status: run.status, last_seq: -1 });
+    };
+    const poll = setInterval(() => void check(), Math.min(2000, settings.heartbeatSeconds * 1000));
+    const onAbort = () => finish({ type: "done", status: "aborted", last_seq: -1 });
+    signal?.addEventListener("abort", onAbort);
+    try {
+      await check();
+      return await done;
+    } finally {
+      clearInterval(poll);
+      signal?.removeEventListener("abort", onAbort);
+      await unsubscribe();
+    }
+  }
+
+  /** The answer of `/wait` and `/join` for an ended run. */
+  async result(run: Pick<Run, "run_id" | "thread_id">, done: DoneMessage): Promise<RunResult> {
+    if (done.status === "error" || done.status === "timeout") {
+      const error = done.error ?? ((await this.ctx.runs.runError(run.run_id)) as { error: string; message: string } | null);
+      return { status: done.status, body: { __error__: error ?? { error: "Error", message: `run ended with status ${done.status}` } } };
+    }
+    if (done.output !== undefined) return { status: done.status, body: JSON.parse(done.output) };
+    const thread = await this.ctx.threads.find(run.thread_id);
+    return { status: done.status, body: thread?.values ?? null };
+  }
+
+  /** Ensure a run exists (404 otherwise) and belongs to the thread. */
+  async get(threadId: string | null, runId: string): Promise<Run> {
+    const run = await this.ctx.runs.get(threadId, runId);
+    if (threadId && run.thread_id !== threadId) throw new NotFoundError(`Run ${runId} not found`);
+    return run;
+  }
+}

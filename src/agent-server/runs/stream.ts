@@ -1,0 +1,131 @@
+/**
+ * Streams a run's events to an HTTP client as Server-Sent Events, exactly as the LangGraph SDK
+ * reads them (`event:`, `data:`, `id:` lines), from the durable event log plus live bus messages:
+ *
+ * 1. subscribe to the run's channel (buffering), so nothing published from now on is missed;
+ * 2. replay stored events after `Last-Event-ID` (`-1` = from the start), or for a fresh
+ *    stream that created the run, everything;
+ * 3. forward live events in order, filling any gap from the database;
+ * 4. close as soon as the run's done message has been handled (or a poll finds the run ended).
+ *
+ * Comment lines (`: heartbeat`) keep idle connections open through proxies and let the SDK's
+ * reconnect logic tell a live stream from a dead one.
+ */
+import type { Response } from "express";
+import type { AgentServerContext } from "../context.js";
+import type { DoneMessage, RunMessage } from "./channels.js";
+import { isTerminal } from "./rules.js";
+
+export interface StreamOptions {
+  runId: string;
+  /** Replay after this event id; -1 replays everything; undefined = live only. */
+  lastEventId?: number;
+  /** Only these modes (join stream's `stream_mode`); undefined = all the run produces. */
+  modes?: string[];
+  /** Called when the client goes away before the run ended. */
+  onDisconnect?: () => void;
+  headers?: Record<string, string>;
+}
+
+export function sseHeaders(res: Response, extra: Record<string, string> = {}): void {
+  res.status(200).set({
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+    ...extra,
+  });
+  res.flushHeaders();
+}
+
+export function writeSse(res: Response, event: string, data: string, id?: number): void {
+  res.write(`event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`);
+}
+
+/** Whether an event belongs to the requested modes (metadata and error always do). */
+export function eventMatchesModes(event: string, modes: string[] | undefined): boolean {
+  if (!modes || modes.length === 0) return true;
+  const base = event.split("|")[0]!;
+  if (base === "metadata" || base === "error") return true;
+  if (base.startsWith("messages/")) return modes.includes("messages");
+  if (base === "messages") return modes.includes("messages-tuple");
+  return modes.includes(base);
+}
+
+export async function streamRun(ctx: AgentServerContext, res: Response, opts: StreamOptions): Promise<void> {
+  const { bus, channels, events, runs, settings } = ctx;
+  const buffer: RunMessage[] = [];
+  let wake: (() => void) | undefined;
+  const unsubscribe = await bus.subscribe(channels.run(opts.runId), (raw) => {
+    buffer.push(JSON.parse(raw) as RunMessage);
+    wake?.();
+  });
+  let closed = false;
+  res.on("close", () => {
+    closed = true;
+    wake?.();
+  });
+
+  let lastSent = -1;
+  const send = (seq: number, event: string, data: string) => {
+    if (seq <= lastSent) return;
+    lastSent = seq;
+    if (eventMatchesModes(event, opts.modes)) writeSse(res, event, data, seq);
+  };
+  const fill = async (upTo?: number) => {
+    for (const e of await events.after(opts.runId, lastSent, upTo)) send(e.seq, e.event, e.data);
+  };
+
+  let finished: DoneMessage | undefined;
+  const heartbeat = setInterval(() => {
+    if (!closed) res.write(": heartbeat\n\n");
+  }, settings.heartbeatSeconds * 1000);
+  const poll = setInterval(async () => {
+    const run = await runs.find(opts.runId).catch(() => undefined);
+    if (!run || isTerminal(run.status)) {
+      finished ??= { type: "done", status: run?.status ?? "rollback", last_seq: Number.MAX_SAFE_INTEGER };
+      wake?.();
+    }
+  }, Math.min(2000, settings.heartbeatSeconds * 1000));
+
+  try {
+    sseHeaders(res, opts.headers);
+    if (opts.lastEventId !== undefined) {
+      await fill();
+    } else {
+      lastSent = await events.lastSeq(opts.runId);
+    }
+    const run = await runs.find(opts.runId);
+    if (!run || isTerminal(run.status)) {
+      await fill();
+      return;
+    }
+    while (!closed) {
+      while (buffer.length) {
+        const msg = buffer.shift()!;
+        if (msg.type === "done") {
+          finished = msg;
+          break;
+        }
+        if (msg.seq <= lastSent) continue;
+        if (msg.seq === lastSent + 1 && msg.data !== undefined) send(msg.seq, msg.event, msg.data);
+        else await fill(msg.seq);
+      }
+      if (finished) {
+        await fill(finished.last_seq === Number.MAX_SAFE_INTEGER ? undefined : finished.last_seq);
+        return;
+      }
+      await new Promise<void>((r) => {
+        wake = r;
+        if (buffer.length || closed || finished) r();
+      });
+      wake = undefined;
+    }
+    opts.onDisconnect?.();
+  } finally {
+    clearInterval(heartbeat);
+    clearInterval(poll);
+    await unsubscribe();
+    if (!closed) res.end();
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Webhooks: when a run with `webhook` ends, its record is POSTed there. Failed deliveries (network
+ * errors, 5xx, 429) are retried with exponential backoff; 4xx answers are final.
+ */
+import type { Logger } from "../../shared/logging.js";
+
+export interface WebhookOptions {
+  attempts?: number;
+  /** Delay before the first retry; doubles each time. */
+  baseDelayMs?: number;
+  timeoutMs?: number;
+}
+
+export async function deliverWebhook(url: string, payload: unknown, logger: Logger, opts: WebhookOptions = {}): Promise<boolean> {
+  const attempts = opts.attempts ?? 5;
+  const base = opts.baseDelayMs ?? 1000;
+  const body = JSON.stringify(payload);
+  for (let i = 0; i < attempts; i++) {
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "berth-webhook/1" },
+        body,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+      });
+      await res.body?.cancel().catch(() => undefined);
+      if (res.ok) return true;
+      if (res.status < 500 && res.status !== 429) {
+        logger.warn({ url, status: res.status }, "webhook refused; not retrying");
+        return false;
+      }
+      logger.warn({ url, status: res.status, attempt: i + 1 }, "webhook failed");
+    } catch (err) {
+      logger.warn({ url, err: (err as Error).message, attempt: i + 1 }, "webhook delivery error");
+    }
+    if (i < attempts - 1) await new Promise((r) => setTimeout(r, base * 2 ** i));
+  }
+  return false;
+}

@@ -1,0 +1,186 @@
+/**
+ * Assembles one agent server process from its settings: database (Postgres or embedded PGlite),
+ * migrations, checkpointer and store, signal bus, graphs, HTTP API and queue workers.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import { MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
+import type { AgentServerSettings } from "../shared/config.js";
+import { migrate, openDatabase, type Database } from "../shared/db/index.js";
+import type { Logger } from "../shared/logging.js";
+import { createAgentServerApp, type AppExtension } from "./api/app.js";
+import { loadLanggraphConfig } from "./config/langgraph-config.js";
+import type { AgentServerContext } from "./context.js";
+import { GraphRegistry } from "./graphs/registry.js";
+import { CronScheduler } from "./queue/scheduler.js";
+import { QueueWorker } from "./queue/worker.js";
+import { channelsFor } from "./runs/channels.js";
+import { RunService } from "./runs/service.js";
+import { StateService } from "./state.js";
+import { AssistantStore } from "./storage/assistants.js";
+import { CronStore } from "./storage/crons.js";
+import { EventStore } from "./storage/events.js";
+import { agentServerMigrations } from "./storage/migrations.js";
+import { RunStore } from "./storage/runs.js";
+import { ThreadStore } from "./storage/threads.js";
+
+export interface AgentServerHandle {
+  ctx: AgentServerContext;
+  runs: RunService;
+  worker?: QueueWorker;
+  /** Base URL when serving HTTP. */
+  url?: string;
+  port?: number;
+  /** Graceful stop: no new requests or claims; running runs drain for the grace period. */
+  close(graceSeconds?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  extensions?: AppExtension[];
+}
+
+const VACUUM_EVERY_MS = 5 * 60 * 1000;
+
+export async function startAgentServer(settings: AgentServerSettings, logger: Logger, options: StartOptions = {}): Promise<AgentServerHandle> {
+  const config = await loadLanggraphConfig(settings.configPath);
+  for (const w of config.warnings) logger.warn(w);
+  // Variables from the config's `env` never override the real environment.
+  for (const [k, v] of Object.entries(config.env)) if (process.env[k] === undefined) process.env[k] = v;
+
+  if (!settings.serveHttp && !settings.databaseUri) {
+    throw new Error("a worker-only process needs a shared database: set DATABASE_URI (the embedded database belongs to one process)");
+  }
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c().catch((err) => logger.warn({ err }, "cleanup step failed"));
+  };
+  try {
+    const db: Database = await openDatabase({ uri: settings.databaseUri, dataDir: settings.dataDir });
+    cleanups.push(() => db.close());
+    logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
+    await migrate(db.pool, "agent-server", agentServerMigrations);
+    const checkpointer = new PostgresSaver(db.pool);
+    await checkpointer.setup();
+    // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
+    const store = new PostgresStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
+    await store.setup();
+    cleanups.push(() => store.stop());
+
+    let bus: Bus;
+    if (settings.redisUri) bus = await RedisBus.connect(settings.redisUri);
+    else if (!db.embedded) bus = await PostgresBus.connect(db.pool, db.connectionString);
+    else bus = new MemoryBus();
+    cleanups.push(() => bus.close());
+
+    const registry = await GraphRegistry.load(config.graphs, checkpointer, store);
+    const assistants = new AssistantStore(db.pool, (g) => registry.has(g));
+    const defaultConfigs = parseDefaultConfigs(process.env.LANGGRAPH_CONFIG, logger);
+    for (const spec of config.graphs) await assistants.ensureSystemAssistant(spec.graphId, spec.description, defaultConfigs[spec.graphId]);
+
+    const threads = new ThreadStore(db.pool);
+    const runStore = new RunStore(db.pool);
+    const ctx: AgentServerContext = {
+      settings,
+      config,
+      logger,
+      pool: db.pool,
+      embedded: db.embedded,
+      bus,
+      channels: channelsFor(settings.redisKeyPrefix),
+      registry,
+      checkpointer,
+      store,
+      assistants,
+      threads,
+      runs: runStore,
+      events: new EventStore(db.pool),
+      crons: new CronStore(db.pool),
+      state: new StateService(registry, threads, runStore),
+    };
+    const runs = new RunService(ctx);
+
+    let worker: QueueWorker | undefined;
+    let scheduler: CronScheduler | undefined;
+    if (settings.jobsPerWorker > 0) {
+      worker = new QueueWorker(ctx);
+      await worker.start();
+      scheduler = new CronScheduler(ctx, runs);
+      await scheduler.start();
+      const vacuum = setInterval(() => void runStore.vacuum(settings.streamEventTtlSeconds).catch(() => undefined), VACUUM_EVERY_MS);
+      vacuum.unref();
+      cleanups.push(async () => clearInterval(vacuum));
+    }
+
+    let server: Server | undefined;
+    let port: number | undefined;
+    if (settings.serveHttp) {
+      const app = createAgentServerApp(ctx, runs, options.extensions);
+      server = createServer(app);
+      server.keepAliveTimeout = 65_000;
+      await listen(server, settings.port, settings.host);
+      port = (server.address() as AddressInfo).port;
+      logger.info({ url: `http://${settings.host}:${port}`, graphs: registry.graphIds(), workers: settings.jobsPerWorker }, "agent server listening");
+    }
+
+    let closing: Promise<void> | undefined;
+    return {
+      ctx,
+      runs,
+      worker,
+      url: port === undefined ? undefined : `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`,
+      port,
+      close(graceSeconds?: number) {
+        closing ??= (async () => {
+          if (server) {
+            const s = server;
+            await new Promise<void>((r) => {
+              s.close(() => r());
+              // Streams and long waits hold connections; they end when their runs do or below.
+              s.closeIdleConnections();
+            });
+          }
+          await scheduler?.stop();
+          await worker?.stop(graceSeconds);
+          server?.closeAllConnections();
+          await cleanup();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(`port ${port} on ${host} is already in use: stop the other process or pass --port <n>`)
+          : err.code === "EACCES"
+            ? new Error(`not allowed to listen on ${host}:${port}: pick a port above 1024 with --port`)
+            : err,
+      );
+    };
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+}
+
+/** `LANGGRAPH_CONFIG`: default configs of the system assistants, `{graphId: {configurable…}}`. */
+function parseDefaultConfigs(raw: string | undefined, logger: Logger): Record<string, Record<string, unknown>> {
+  if (!raw) return {};
+  try {
+    return JSON.parse(raw) as Record<string, Record<string, unknown>>;
+  } catch {
+    logger.warn("LANGGRAPH_CONFIG is not valid JSON; ignored");
+    return {};
+  }
+}

@@ -1,0 +1,37 @@
+/** The durable per-run event log behind resumable streams. */
+import type pg from "pg";
+
+export interface StoredEvent {
+  seq: number;
+  event: string;
+  data: string;
+}
+
+export class EventStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async append(runId: string, seq: number, event: string, data: string): Promise<void> {
+    await this.pool.query("INSERT INTO run_events (run_id, seq, event, data) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [
+      runId,
+      seq,
+      event,
+      data,
+    ]);
+  }
+
+  /** Events with seq in (after, upTo], in order. */
+  async after(runId: string, after: number, upTo?: number): Promise<StoredEvent[]> {
+    const { rows } = await this.pool.query<StoredEvent>(
+      upTo === undefined
+        ? "SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq"
+        : "SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
+      upTo === undefined ? [runId, after] : [runId, after, upTo],
+    );
+    return rows;
+  }
+
+  async lastSeq(runId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ seq: number | null }>("SELECT max(seq) AS seq FROM run_events WHERE run_id = $1", [runId]);
+    return rows[0]?.seq ?? -1;
+  }
+}

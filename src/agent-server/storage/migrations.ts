@@ -1,0 +1,125 @@
+/**
+ * The agent server's tables. The LangGraph checkpointer and store create their own tables
+ * (checkpoints, checkpoint_blobs, checkpoint_writes, store…) through their `setup()`.
+ *
+ * The run queue is the `runs` table (graphile-worker style: the table *is* the queue):
+ * - `seq` orders runs by arrival; runs on one thread execute one at a time in `seq` order;
+ * - `status` moves pending → running → success | error | timeout | interrupted;
+ * - a running run holds a lease (`lease_owner`, `lease_expires_at`) renewed by its worker's
+ *   heartbeat; a lapsed lease puts it back to pending (or fails it after `max_attempts`);
+ * - `one_running_run_per_thread` makes "at most one active run per thread" a database invariant.
+ */
+import type { Migration } from "../../shared/db/index.js";
+
+export const agentServerMigrations: Migration[] = [
+  {
+    name: "assistants, threads, runs, run events, crons",
+    sql: `
+CREATE TABLE assistants (
+  assistant_id uuid PRIMARY KEY,
+  graph_id text NOT NULL,
+  config jsonb NOT NULL DEFAULT '{}',
+  context jsonb NOT NULL DEFAULT '{}',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  name text NOT NULL,
+  description text,
+  version integer NOT NULL DEFAULT 1,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX assistants_graph_id ON assistants (graph_id);
+CREATE INDEX assistants_created_at ON assistants (created_at DESC);
+
+CREATE TABLE assistant_versions (
+  assistant_id uuid NOT NULL REFERENCES assistants ON DELETE CASCADE,
+  version integer NOT NULL,
+  graph_id text NOT NULL,
+  config jsonb NOT NULL DEFAULT '{}',
+  context jsonb NOT NULL DEFAULT '{}',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  name text NOT NULL,
+  description text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (assistant_id, version)
+);
+
+CREATE TABLE threads (
+  thread_id uuid PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  state_updated_at timestamptz,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  config jsonb NOT NULL DEFAULT '{}',
+  status text NOT NULL DEFAULT 'idle',
+  "values" jsonb,
+  interrupts jsonb NOT NULL DEFAULT '{}',
+  error jsonb,
+  -- a thread made for a stateless run, deleted after it unless on_completion = keep
+  temporary boolean NOT NULL DEFAULT false
+);
+CREATE INDEX threads_created_at ON threads (created_at DESC);
+CREATE INDEX threads_metadata ON threads USING gin (metadata jsonb_path_ops);
+
+CREATE TABLE runs (
+  run_id uuid PRIMARY KEY,
+  seq bigserial NOT NULL UNIQUE,
+  thread_id uuid NOT NULL REFERENCES threads ON DELETE CASCADE,
+  assistant_id uuid NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  -- a run is not claimed before this moment (after_seconds)
+  available_at timestamptz NOT NULL DEFAULT now(),
+  status text NOT NULL DEFAULT 'pending',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  kwargs jsonb NOT NULL DEFAULT '{}',
+  multitask_strategy text NOT NULL,
+  attempt integer NOT NULL DEFAULT 0,
+  max_attempts integer NOT NULL,
+  lease_owner text,
+  lease_expires_at timestamptz,
+  -- set by a cancel request; the worker holding the run reads it on its next heartbeat
+  cancel_action text,
+  -- the thread's newest checkpoint when the run first started: rollback and resume start here
+  start_checkpoint_id text,
+  started_at timestamptz,
+  ended_at timestamptz,
+  error jsonb,
+  webhook text,
+  webhook_sent_at timestamptz
+);
+CREATE INDEX runs_thread ON runs (thread_id, seq);
+CREATE INDEX runs_pending ON runs (seq) WHERE status = 'pending';
+CREATE INDEX runs_running_lease ON runs (lease_expires_at) WHERE status = 'running';
+CREATE UNIQUE INDEX one_running_run_per_thread ON runs (thread_id) WHERE status = 'running';
+
+-- Every stream event of a run, kept so a client that reconnects (or joins late, from any API
+-- replica) receives what it missed. Removed with the run, or by the sweeper after a TTL.
+CREATE TABLE run_events (
+  run_id uuid NOT NULL REFERENCES runs ON DELETE CASCADE,
+  seq integer NOT NULL,
+  event text NOT NULL,
+  data text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (run_id, seq)
+);
+
+CREATE TABLE crons (
+  cron_id uuid PRIMARY KEY,
+  assistant_id uuid NOT NULL,
+  thread_id uuid REFERENCES threads ON DELETE CASCADE,
+  schedule text NOT NULL,
+  timezone text,
+  payload jsonb NOT NULL DEFAULT '{}',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  on_run_completed text NOT NULL DEFAULT 'delete',
+  enabled boolean NOT NULL DEFAULT true,
+  end_time timestamptz,
+  next_run_date timestamptz,
+  user_id text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled;
+`,
+  },
+];

@@ -1,0 +1,417 @@
+/**
+ * Runs, and the queue they form. Every statement here is short: PGlite serialises transactions,
+ * and a Postgres queue stays healthy only when nothing holds row locks for long.
+ */
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { withTransaction, type Queryable } from "../../shared/db/index.js";
+import { ConflictError, NotFoundError, isUniqueViolation } from "../../shared/errors.js";
+import type { MultitaskStrategy } from "../../shared/config.js";
+import type { RunStatus } from "../api/schemas.js";
+import { planMultitask, type InflightRun } from "../runs/rules.js";
+import { THREAD_COLUMNS, type Thread } from "./threads.js";
+
+/** A run as the API shows it. */
+export interface Run {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: Date;
+  updated_at: Date;
+  status: RunStatus;
+  metadata: Record<string, unknown>;
+  kwargs: RunKwargs;
+  multitask_strategy: MultitaskStrategy;
+}
+
+/** What a worker needs beyond the API view. */
+export interface ClaimedRun extends Run {
+  attempt: number;
+  max_attempts: number;
+  /** '' when the thread had no checkpoint when the run first started. */
+  start_checkpoint_id: string;
+  /** The thread's newest checkpoint at claim time. */
+  latest_checkpoint_id: string | null;
+  webhook: string | null;
+  started_at: Date;
+}
+
+export interface RunKwargs {
+  input?: unknown;
+  command?: Record<string, unknown> | null;
+  config: { configurable: Record<string, unknown>; tags?: string[]; recursion_limit?: number; [k: string]: unknown };
+  context?: Record<string, unknown>;
+  stream_mode: string[];
+  subgraphs: boolean;
+  resumable: boolean;
+  interrupt_before?: "*" | string[];
+  interrupt_after?: "*" | string[];
+  checkpoint_id?: string;
+  checkpoint?: Record<string, unknown>;
+  durability?: "exit" | "async" | "sync";
+  webhook?: string;
+  feedback_keys?: string[];
+  temporary: boolean;
+  on_completion?: "delete" | "keep";
+}
+
+export const RUN_COLUMNS =
+  "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy";
+const CLAIM_COLUMNS = `${RUN_COLUMNS}, attempt, max_attempts, start_checkpoint_id, webhook, started_at`;
+
+export interface NewRun {
+  /** null for a stateless run: a temporary thread is made for it. */
+  threadId: string | null;
+  assistantId: string;
+  graphId: string;
+  kwargs: RunKwargs;
+  metadata: Record<string, unknown>;
+  strategy: MultitaskStrategy;
+  ifNotExists: "reject" | "create";
+  afterSeconds?: number;
+  maxAttempts: number;
+  webhook?: string;
+}
+
+export interface CreatedRun {
+  run: Run;
+  /** Running runs the new one displaced; the caller signals their workers. */
+  cancelled: { run_id: string; action: "interrupt" | "rollback" }[];
+}
+
+export class RunStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /**
+   * Create a run atomically with the multitask decision. The thread row is locked for the
+   * transaction, so concurrent creates on one thread are ordered and `seq` is the order received.
+   */
+  async create(spec: NewRun, client?: pg.PoolClient): Promise<CreatedRun> {
+    const inTransaction = <T>(fn: (c: pg.PoolClient) => Promise<T>) => (client ? fn(client) : withTransaction(this.pool, fn));
+    return inTransaction(async (c) => {
+      let thread: Thread | undefined;
+      let threadId = spec.threadId;
+      if (threadId === null) {
+        threadId = randomUUID();
+        await c.query("INSERT INTO threads (thread_id, temporary, metadata) VALUES ($1, true, $2)", [
+          threadId,
+          { graph_id: spec.graphId, assistant_id: spec.assistantId },
+        ]);
+      } else {
+        const { rows } = await c.query<Thread>(`SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = $1 FOR UPDATE`, [threadId]);
+        thread = rows[0];
+        if (!thread) {
+          if (spec.ifNotExists !== "create") throw new NotFoundError(`Thread with ID ${threadId} not found`);
+          await c.query("INSERT INTO threads (thread_id, metadata) VALUES ($1, $2)", [
+            threadId,
+            { graph_id: spec.graphId, assistant_id: spec.assistantId },
+          ]);
+        }
+      }
+      const { rows: inflight } = await c.query<InflightRun>(
+        "SELECT run_id, status FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq",
+        [threadId],
+      );
+      const plan = planMultitask(spec.strategy, inflight);
+      if (plan.kind === "reject") {
+        throw new ConflictError(
+          "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.",
+        );
+      }
+      if (plan.interruptPending.length) {
+        await c.query("UPDATE runs SET status = 'interrupted', ended_at = now(), updated_at = now() WHERE run_id = ANY($1::uuid[])", [
+          plan.interruptPending,
+        ]);
+      }
+      if (plan.deletePending.length) {
+        await c.query("DELETE FROM runs WHERE run_id = ANY($1::uuid[])", [plan.deletePending]);
+      }
+      for (const r of plan.cancelRunning) {
+        await c.query("UPDATE runs SET cancel_action = $2, updated_at = now() WHERE run_id = $1", [r.run_id, r.action]);
+      }
+      const runId = randomUUID();
+      const kwargs: RunKwargs = {
+        ...spec.kwargs,
+        config: {
+          ...spec.kwargs.config,
+          configurable: { ...spec.kwargs.config.configurable, run_id: runId, thread_id: threadId, graph_id: spec.graphId, assistant_id: spec.assistantId },
+        },
+      };
+      const { rows } = await c.query<Run>(
+        `INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
+         RETURNING ${RUN_COLUMNS}`,
+        [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0],
+      );
+      // The thread remembers its graph (state reads need it) and is busy until its queue drains.
+      await c.query(
+        `UPDATE threads SET status = 'busy', updated_at = now(),
+           metadata = jsonb_build_object('graph_id', $2::text, 'assistant_id', $3::text) || metadata
+         WHERE thread_id = $1`,
+        [threadId, spec.graphId, spec.assistantId],
+      );
+      return { run: rows[0]!, cancelled: plan.cancelRunning };
+    });
+  }
+
+  async get(threadId: string | null, runId: string, db: Queryable = this.pool): Promise<Run> {
+    const { rows } = threadId
+      ? await db.query<Run>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1 AND thread_id = $2`, [runId, threadId])
+      : await db.query<Run>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
+    if (!rows[0]) throw new NotFoundError(`Run ${runId} not found`);
+    return rows[0];
+  }
+
+  async find(runId: string): Promise<Run | undefined> {
+    const { rows } = await this.pool.query<Run>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
+    return rows[0];
+  }
+
+  async list(threadId: string, q: { limit: number; offset: number; status?: string }): Promise<Run[]> {
+    const params: unknown[] = [threadId, q.limit, q.offset];
+    const statusFilter = q.status ? `AND status = $${params.push(q.status)}` : "";
+    const { rows } = await this.pool.query<Run>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = $1 ${statusFilter} ORDER BY seq DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows;
+  }
+
+  /** Delete a run that is not executing (cancel it first). */
+  async delete(threadId: string, runId: string): Promise<void> {
+    const { rows } = await this.pool.query<{ status: string }>(
+      `WITH target AS (SELECT run_id, status FROM runs WHERE run_id = $1 AND thread_id = $2),
+            deleted AS (DELETE FROM runs r USING target t WHERE r.run_id = t.run_id AND t.status <> 'running' RETURNING r.run_id)
+       SELECT t.status, (SELECT count(*) FROM deleted) AS n FROM target t`,
+      [runId, threadId],
+    );
+    if (!rows[0]) throw new NotFoundError(`Run ${runId} not found`);
+    if (rows[0].status === "running") throw new ConflictError(`Run ${runId} is running: cancel it before deleting it`);
+    await this.refreshThreadStatus(threadId);
+  }
+
+  /** Runs of a thread that are pending or running. */
+  async inflight(threadId: string, db: Queryable = this.pool): Promise<InflightRun[]> {
+    const { rows } = await db.query<InflightRun>(
+      "SELECT run_id, status FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq",
+      [threadId],
+    );
+    return rows;
+  }
+
+  /**
+   * Claim the next runnable run: the oldest pending run that is the head of its thread's queue and
+   * whose thread has nothing running. SKIP LOCKED lets any number of workers claim concurrently;
+   * the partial unique index turns a lost race into an error we treat as "nothing claimed".
+   */
+  async claim(owner: string, leaseSeconds: number): Promise<ClaimedRun | undefined> {
+    try {
+      const { rows } = await this.pool.query<ClaimedRun>(
+        `UPDATE runs SET status = 'running', attempt = attempt + 1, lease_owner = $1,
+           lease_expires_at = now() + make_interval(secs => $2), started_at = coalesce(started_at, now()), updated_at = now(),
+           -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
+           start_checkpoint_id = coalesce(start_checkpoint_id,
+             (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = ''), '')
+         WHERE run_id = (
+           SELECT r.run_id FROM runs r
+           WHERE r.status = 'pending' AND r.available_at <= now()
+             AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.thread_id = r.thread_id AND a.status = 'running')
+             AND NOT EXISTS (SELECT 1 FROM runs e WHERE e.thread_id = r.thread_id AND e.status = 'pending' AND e.seq < r.seq)
+           ORDER BY r.seq
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED)
+         RETURNING ${CLAIM_COLUMNS},
+           (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '') AS latest_checkpoint_id`,
+        [owner, leaseSeconds],
+      );
+      return rows[0];
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** When the next delayed run becomes claimable, if any. */
+  async nextAvailableAt(): Promise<Date | undefined> {
+    const { rows } = await this.pool.query<{ at: Date | null }>(
+      "SELECT min(available_at) AS at FROM runs WHERE status = 'pending' AND available_at > now()",
+    );
+    return rows[0]?.at ?? undefined;
+  }
+
+  /**
+   * Renew the lease. Returns false when the lease is no longer ours (the sweeper gave the run to
+   * another worker), and any cancel request made for the run.
+   */
+  async heartbeat(runIds: string[], owner: string, leaseSeconds: number): Promise<Map<string, { cancel: string | null }>> {
+    if (runIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ run_id: string; cancel_action: string | null }>(
+      `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
+       WHERE run_id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'running'
+       RETURNING run_id, cancel_action`,
+      [runIds, owner, leaseSeconds],
+    );
+    return new Map(rows.map((r) => [r.run_id, { cancel: r.cancel_action }]));
+  }
+
+  async cancelAction(runId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ cancel_action: string | null }>("SELECT cancel_action FROM runs WHERE run_id = $1", [runId]);
+    return rows[0]?.cancel_action ?? null;
+  }
+
+  /**
+   * End a run and update its thread in one transaction. Returns false when this worker no longer
+   * owns the run (its lease was taken over), in which case nothing is written.
+   */
+  async finish(args: {
+    runId: string;
+    threadId: string;
+    owner: string;
+    status: RunStatus;
+    error?: unknown;
+    threadValues?: unknown;
+    threadInterrupts?: Record<string, unknown>;
+    stateHasInterrupts: boolean;
+  }): Promise<boolean> {
+    return withTransaction(this.pool, async (c) => {
+      const { rowCount } = await c.query(
+        `UPDATE runs SET status = $3, error = $4, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
+         WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'`,
+        [args.runId, args.owner, args.status, args.error === undefined ? null : JSON.stringify(args.error)],
+      );
+      if (!rowCount) return false;
+      await c.query(
+        `UPDATE threads SET
+           status = CASE
+             WHEN EXISTS (SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running')) THEN 'busy'
+             WHEN $2 IN ('error', 'timeout') THEN 'error'
+             WHEN $3 THEN 'interrupted'
+             ELSE 'idle' END,
+           "values" = coalesce($4, "values"), interrupts = coalesce($5, interrupts),
+           error = CASE WHEN $2 IN ('error', 'timeout') THEN $6::jsonb ELSE NULL END,
+           updated_at = now(), state_updated_at = now()
+         WHERE thread_id = $1`,
+        [
+          args.threadId,
+          args.status,
+          args.stateHasInterrupts,
+          args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
+          args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
+          args.error === undefined ? null : JSON.stringify(args.error),
+        ],
+      );
+      return true;
+    });
+  }
+
+  /** Give a run back to the queue (worker shutting down). Its attempt is not counted. */
+  async release(runId: string, owner: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE runs SET status = 'pending', attempt = greatest(attempt - 1, 0), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+       WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'`,
+      [runId, owner],
+    );
+  }
+
+  /** Delete a rolled-back run and the checkpoints it wrote. */
+  async rollback(runId: string, threadId: string, startCheckpointId: string): Promise<void> {
+    await withTransaction(this.pool, async (c) => {
+      await c.query("DELETE FROM runs WHERE run_id = $1", [runId]);
+      // checkpoint ids are time-ordered (uuid6): everything newer than the start was written by this run
+      await c.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_id > $2", [threadId, startCheckpointId]);
+      await c.query("DELETE FROM checkpoints WHERE thread_id = $1 AND checkpoint_id > $2", [threadId, startCheckpointId]);
+    });
+    await this.refreshThreadStatus(threadId);
+  }
+
+  /** Recompute a thread's status from its runs (after a run disappeared). */
+  async refreshThreadStatus(threadId: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE threads SET status = CASE
+         WHEN EXISTS (SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running')) THEN 'busy'
+         WHEN status = 'busy' THEN CASE WHEN interrupts <> '{}'::jsonb THEN 'interrupted' ELSE 'idle' END
+         ELSE status END, updated_at = now()
+       WHERE thread_id = $1`,
+      [threadId],
+    );
+  }
+
+  /** Cancel a pending run without a worker: interrupt marks it, rollback deletes it. */
+  async cancelPending(runId: string, action: "interrupt" | "rollback"): Promise<boolean> {
+    const { rows } =
+      action === "rollback"
+        ? await this.pool.query<{ thread_id: string }>("DELETE FROM runs WHERE run_id = $1 AND status = 'pending' RETURNING thread_id", [runId])
+        : await this.pool.query<{ thread_id: string }>(
+            "UPDATE runs SET status = 'interrupted', ended_at = now(), updated_at = now() WHERE run_id = $1 AND status = 'pending' RETURNING thread_id",
+            [runId],
+          );
+    if (rows[0]) await this.refreshThreadStatus(rows[0].thread_id);
+    return rows.length > 0;
+  }
+
+  async requestCancel(runId: string, action: "interrupt" | "rollback"): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      "UPDATE runs SET cancel_action = $2, updated_at = now() WHERE run_id = $1 AND status = 'running'",
+      [runId, action],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Runs whose worker stopped renewing its lease: back to pending while attempts remain, otherwise
+   * failed with a clear error. Returns what was done, for logging and wake-ups.
+   */
+  async sweepExpiredLeases(): Promise<{ requeued: string[]; failed: { run_id: string; thread_id: string }[] }> {
+    return withTransaction(this.pool, async (c) => {
+      const { rows } = await c.query<{ run_id: string; thread_id: string; attempt: number; max_attempts: number }>(
+        `SELECT run_id, thread_id, attempt, max_attempts FROM runs
+         WHERE status = 'running' AND lease_expires_at < now() FOR UPDATE SKIP LOCKED`,
+      );
+      const requeued = rows.filter((r) => r.attempt < r.max_attempts).map((r) => r.run_id);
+      const failed = rows.filter((r) => r.attempt >= r.max_attempts);
+      if (requeued.length) {
+        await c.query(
+          "UPDATE runs SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE run_id = ANY($1::uuid[])",
+          [requeued],
+        );
+      }
+      for (const r of failed) {
+        const error = {
+          error: "RunAttemptsExceeded",
+          message: `Run ${r.run_id} was attempted ${r.attempt} times (the maximum) and its worker stopped responding each time`,
+        };
+        await c.query(
+          `UPDATE runs SET status = 'error', error = $2, lease_owner = NULL, lease_expires_at = NULL, ended_at = now(), updated_at = now()
+           WHERE run_id = $1`,
+          [r.run_id, JSON.stringify(error)],
+        );
+        await c.query(
+          `UPDATE threads SET status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending','running'))
+             THEN 'busy' ELSE 'error' END, error = $2, updated_at = now() WHERE thread_id = $1`,
+          [r.thread_id, JSON.stringify(error)],
+        );
+      }
+      return { requeued, failed: failed.map((f) => ({ run_id: f.run_id, thread_id: f.thread_id })) };
+    });
+  }
+
+  async runError(runId: string): Promise<unknown> {
+    const { rows } = await this.pool.query<{ error: unknown }>("SELECT error FROM runs WHERE run_id = $1", [runId]);
+    return rows[0]?.error ?? null;
+  }
+
+  async markWebhookSent(runId: string): Promise<void> {
+    await this.pool.query("UPDATE runs SET webhook_sent_at = now() WHERE run_id = $1", [runId]);
+  }
+
+  /** Remove old events of finished runs and finished temporary threads. */
+  async vacuum(eventTtlSeconds: number): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM run_events e USING runs r
+       WHERE e.run_id = r.run_id AND r.ended_at < now() - make_interval(secs => $1)`,
+      [eventTtlSeconds],
+    );
+  }
+}
+
+export { isUniqueViolation };

@@ -1,0 +1,182 @@
+/** Threads: the records; their state lives in the checkpointer's tables. */
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { withTransaction, type Queryable } from "../../shared/db/index.js";
+import { ConflictError, NotFoundError, isUniqueViolation } from "../../shared/errors.js";
+import type { ThreadStatus } from "../api/schemas.js";
+import { SqlBuilder, orderBy } from "./sql.js";
+
+export interface Thread {
+  thread_id: string;
+  created_at: Date;
+  updated_at: Date;
+  state_updated_at: Date | null;
+  metadata: Record<string, unknown>;
+  config: Record<string, unknown>;
+  status: ThreadStatus;
+  values: unknown;
+  interrupts: Record<string, unknown>;
+  error: unknown;
+}
+
+export const THREAD_COLUMNS =
+  'thread_id, created_at, updated_at, state_updated_at, metadata, config, status, "values", interrupts, error';
+
+/** The checkpointer's tables, copied or deleted together with a thread. */
+const CHECKPOINT_TABLES = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"] as const;
+
+export class ThreadStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async get(threadId: string, db: Queryable = this.pool): Promise<Thread> {
+    const { rows } = await db.query<Thread>(`SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = $1`, [threadId]);
+    if (!rows[0]) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    return rows[0];
+  }
+
+  async find(threadId: string, db: Queryable = this.pool): Promise<Thread | undefined> {
+    const { rows } = await db.query<Thread>(`SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = $1`, [threadId]);
+    return rows[0];
+  }
+
+  async create(
+    input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing"; temporary?: boolean },
+    db: Queryable = this.pool,
+  ): Promise<Thread> {
+    const id = input.thread_id ?? randomUUID();
+    try {
+      const { rows } = await db.query<Thread>(
+        `INSERT INTO threads (thread_id, metadata, temporary) VALUES ($1, $2, $3) RETURNING ${THREAD_COLUMNS}`,
+        [id, input.metadata ?? {}, input.temporary ?? false],
+      );
+      return rows[0]!;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (input.if_exists === "do_nothing") return this.get(id, db);
+      throw new ConflictError(`Thread ${id} already exists`);
+    }
+  }
+
+  async patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Thread> {
+    const { rows } = await this.pool.query<Thread>(
+      `UPDATE threads SET metadata = metadata || $2, updated_at = now() WHERE thread_id = $1 RETURNING ${THREAD_COLUMNS}`,
+      [threadId, metadata],
+    );
+    if (!rows[0]) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    return rows[0];
+  }
+
+  /** Record values written outside a run (a state update). */
+  async setValues(threadId: string, values: unknown, interrupted: boolean): Promise<void> {
+    await this.pool.query(
+      `UPDATE threads SET "values" = $2, status = CASE WHEN status = 'busy' THEN status WHEN $3 THEN 'interrupted' ELSE 'idle' END,
+         updated_at = now(), state_updated_at = now() WHERE thread_id = $1`,
+      [threadId, JSON.stringify(values), interrupted],
+    );
+  }
+
+  /** Delete a thread with its runs, events and checkpoints. */
+  async delete(threadId: string): Promise<void> {
+    await withTransaction(this.pool, async (c) => {
+      const { rowCount } = await c.query("DELETE FROM threads WHERE thread_id = $1", [threadId]);
+      if (!rowCount) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+      for (const t of CHECKPOINT_TABLES) await c.query(`DELETE FROM ${t} WHERE thread_id = $1`, [threadId]);
+    });
+  }
+
+  private filters(q: { metadata?: Record<string, unknown>; values?: Record<string, unknown>; status?: string; ids?: string[] }) {
+    const b = new SqlBuilder();
+    b.and("NOT temporary");
+    if (q.metadata && Object.keys(q.metadata).length) b.and(`metadata @> ${b.p(q.metadata)}`);
+    if (q.values && Object.keys(q.values).length) b.and(`"values" @> ${b.p(q.values)}`);
+    if (q.status) b.and(`status = ${b.p(q.status)}`);
+    if (q.ids?.length) b.and(`thread_id = ANY(${b.p(q.ids)}::uuid[])`);
+    return b;
+  }
+
+  async search(q: {
+    metadata?: Record<string, unknown>;
+    values?: Record<string, unknown>;
+    status?: string;
+    ids?: string[];
+    limit: number;
+    offset: number;
+    sort_by?: string;
+    sort_order?: "asc" | "desc";
+  }): Promise<{ items: Thread[]; total: number }> {
+    const b = this.filters(q);
+    const order = orderBy(q.sort_by, ["thread_id", "status", "created_at", "updated_at", "state_updated_at"], "created_at", q.sort_order);
+    const { rows } = await this.pool.query<Thread & { total: number }>(
+      `SELECT ${THREAD_COLUMNS}, count(*) OVER () AS total FROM threads ${b.whereSql()} ${order}, thread_id
+       LIMIT ${b.p(q.limit)} OFFSET ${b.p(q.offset)}`,
+      b.params,
+    );
+    const total = rows[0]?.total ?? (q.offset > 0 ? await this.count(q) : 0);
+    return { items: rows.map(({ total: _t, ...t }) => t), total: Number(total) };
+  }
+
+  async count(q: { metadata?: Record<string, unknown>; values?: Record<string, unknown>; status?: string }): Promise<number> {
+    const b = this.filters(q);
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*) AS n FROM threads ${b.whereSql()}`, b.params);
+    return Number(rows[0]!.n);
+  }
+
+  /** A new thread with the same metadata, values and checkpoints (not its runs). */
+  async copy(threadId: string): Promise<Thread> {
+    return withTransaction(this.pool, async (c) => {
+      const source = await this.get(threadId, c);
+      const id = randomUUID();
+      const { rows } = await c.query<Thread>(
+        `INSERT INTO threads (thread_id, metadata, config, status, "values", interrupts, state_updated_at)
+         SELECT $2, metadata, config, CASE WHEN status = 'busy' THEN 'idle' ELSE status END, "values", interrupts, state_updated_at
+         FROM threads WHERE thread_id = $1 RETURNING ${THREAD_COLUMNS}`,
+        [source.thread_id, id],
+      );
+      await c.query(
+        `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+         SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = $1`,
+        [source.thread_id, id],
+      );
+      await c.query(
+        `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+         SELECT $2, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs WHERE thread_id = $1`,
+        [source.thread_id, id],
+      );
+      await c.query(
+        `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+         SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM checkpoint_writes WHERE thread_id = $1`,
+        [source.thread_id, id],
+      );
+      return rows[0]!;
+    });
+  }
+
+  /**
+   * Prune threads: `delete` removes them entirely; `keep_latest` keeps each thread and its newest
+   * checkpoint (per namespace) and drops older history.
+   */
+  async prune(threadIds: string[], strategy: "delete" | "keep_latest"): Promise<number> {
+    return withTransaction(this.pool, async (c) => {
+      if (strategy === "delete") {
+        const { rowCount } = await c.query("DELETE FROM threads WHERE thread_id = ANY($1::uuid[])", [threadIds]);
+        for (const t of CHECKPOINT_TABLES) await c.query(`DELETE FROM ${t} WHERE thread_id = ANY($1::text[])`, [threadIds]);
+        return rowCount ?? 0;
+      }
+      const { rows } = await c.query<{ n: number }>("SELECT count(*) AS n FROM threads WHERE thread_id = ANY($1::uuid[])", [threadIds]);
+      await c.query(
+        `DELETE FROM checkpoints c USING (
+           SELECT thread_id, checkpoint_ns, max(checkpoint_id) AS keep FROM checkpoints
+           WHERE thread_id = ANY($1::text[]) GROUP BY thread_id, checkpoint_ns) k
+         WHERE c.thread_id = k.thread_id AND c.checkpoint_ns = k.checkpoint_ns AND c.checkpoint_id <> k.keep`,
+        [threadIds],
+      );
+      await c.query(
+        `DELETE FROM checkpoint_writes w WHERE w.thread_id = ANY($1::text[]) AND NOT EXISTS (
+           SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`,
+        [threadIds],
+      );
+      return Number(rows[0]!.n);
+    });
+  }
+}
+

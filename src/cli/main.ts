@@ -1,0 +1,100 @@
+/**
+ * The `berth` CLI. `serve` runs one agent server (API and queue workers) for a langgraph.json;
+ * `worker` runs queue workers only (they share a Postgres and Redis with the API processes).
+ */
+import path from "node:path";
+import { Command, Option } from "commander";
+import { ConfigError, resolveAgentServerSettings, type AgentServerSettings } from "../shared/config.js";
+import { createLogger } from "../shared/logging.js";
+import { startAgentServer, type AgentServerHandle } from "../agent-server/server.js";
+import { BERTH_VERSION } from "../agent-server/version.js";
+
+const program = new Command();
+program.name("berth").description("Deploy and run LangGraph.js agents").version(BERTH_VERSION);
+
+interface ServeFlags {
+  config?: string;
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  nJobsPerWorker?: string;
+  logLevel?: string;
+}
+
+function settingsFrom(flags: ServeFlags, serveHttp: boolean): AgentServerSettings {
+  return resolveAgentServerSettings(
+    {
+      configPath: flags.config,
+      port: flags.port,
+      host: flags.host,
+      dataDir: flags.dataDir,
+      jobsPerWorker: flags.nJobsPerWorker,
+      logLevel: flags.logLevel,
+      serveHttp,
+    },
+    process.env,
+    (configPath) => path.join(path.dirname(path.resolve(configPath)), ".berth"),
+  );
+}
+
+async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
+  let settings: AgentServerSettings;
+  try {
+    settings = settingsFrom(flags, serveHttp);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`berth: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: settings.logLevel });
+  let handle: AgentServerHandle;
+  try {
+    handle = await startAgentServer(settings, logger);
+  } catch (err) {
+    logger.fatal({ err: { message: (err as Error).message } }, "berth could not start");
+    console.error(`berth: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  if (process.send) process.send({ type: "ready", url: handle.url });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting now");
+      process.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, "shutting down: draining running runs");
+    handle.close().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+const common = (cmd: Command) =>
+  cmd
+    .option("-c, --config <file>", "langgraph.json-compatible config file (default: ./langgraph.json)")
+    .option("--data-dir <dir>", "embedded database directory (default: .berth/ beside the config; env BERTH_DATA_DIR)")
+    .option("--n-jobs-per-worker <n>", "runs executed at once by this process; 0 = API only (env N_JOBS_PER_WORKER, default 10)")
+    .addOption(new Option("--log-level <level>", "log level (env LOG_LEVEL)").choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"]));
+
+common(
+  program
+    .command("serve")
+    .description("Run an agent server: the HTTP API and queue workers (embedded PGlite unless DATABASE_URI is set)")
+    .option("-p, --port <n>", "port (env PORT, default 8123)")
+    .option("--host <addr>", "address to bind (env HOST, default 127.0.0.1)"),
+).action((flags: ServeFlags) => run(flags, true));
+
+common(program.command("worker").description("Run queue workers only (needs DATABASE_URI; REDIS_URI recommended)")).action((flags: ServeFlags) =>
+  run(flags, false),
+);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,196 @@
+/**
+ * The signal bus: low-latency, fire-and-forget messages between the processes of one deployment
+ * (worker wake-ups, run events, run completion, cancellation). It is never the source of truth:
+ * everything a message announces is already in Postgres, so a lost message costs latency, not data.
+ *
+ * Three carriers: Redis pub/sub (`REDIS_URI`), Postgres LISTEN/NOTIFY (a real Postgres without
+ * Redis), and an in-process emitter (the embedded single-process default).
+ */
+import { EventEmitter } from "node:events";
+import { Redis } from "ioredis";
+import pg from "pg";
+
+export type BusHandler = (message: string) => void;
+
+export interface Bus {
+  readonly kind: "memory" | "redis" | "postgres";
+  /** Largest message the carrier takes; callers send a pointer instead of a payload above it. */
+  readonly maxMessageBytes: number;
+  publish(channel: string, message: string): Promise<void>;
+  /** Resolves once the subscription is active; returns the unsubscribe function. */
+  subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export class MemoryBus implements Bus {
+  readonly kind = "memory" as const;
+  readonly maxMessageBytes = Number.POSITIVE_INFINITY;
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    // Deliver on a later tick so publishers never run subscriber code synchronously.
+    queueMicrotask(() => this.emitter.emit(channel, message));
+  }
+
+  async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
+    this.emitter.on(channel, handler);
+    return async () => {
+      this.emitter.off(channel, handler);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
+
+/**
+ * Shared bookkeeping for carriers with one subscriber connection: a channel is subscribed on the
+ * carrier while it has at least one local handler.
+ */
+abstract class MultiplexedBus implements Bus {
+  abstract readonly kind: "redis" | "postgres";
+  abstract readonly maxMessageBytes: number;
+  private readonly handlers = new Map<string, Set<BusHandler>>();
+  protected abstract carrierSubscribe(channel: string): Promise<void>;
+  protected abstract carrierUnsubscribe(channel: string): Promise<void>;
+  abstract publish(channel: string, message: string): Promise<void>;
+  abstract close(): Promise<void>;
+
+  protected deliver(channel: string, message: string): void {
+    const set = this.handlers.get(channel);
+    if (!set) return;
+    for (const h of [...set]) {
+      try {
+        h(message);
+      } catch {
+        // a failing handler must not starve the others
+      }
+    }
+  }
+
+  async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      set.add(handler);
+      await this.carrierSubscribe(channel);
+    } else {
+      set.add(handler);
+    }
+    return async () => {
+      const s = this.handlers.get(channel);
+      if (!s) return;
+      s.delete(handler);
+      if (s.size === 0) {
+        this.handlers.delete(channel);
+        await this.carrierUnsubscribe(channel).catch(() => undefined);
+      }
+    };
+  }
+}
+
+export class RedisBus extends MultiplexedBus {
+  readonly kind = "redis" as const;
+  readonly maxMessageBytes = 512 * 1024;
+  private readonly pub: Redis;
+  private readonly sub: Redis;
+
+  private constructor(pub: Redis, sub: Redis) {
+    super();
+    this.pub = pub;
+    this.sub = sub;
+    this.sub.on("message", (channel: string, message: string) => this.deliver(channel, message));
+  }
+
+  static async connect(uri: string): Promise<RedisBus> {
+    const opts = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
+    const pub = new Redis(uri, opts);
+    const sub = new Redis(uri, opts);
+    // ioredis logs unhandled 'error' events loudly; reconnection is automatic.
+    pub.on("error", () => undefined);
+    sub.on("error", () => undefined);
+    try {
+      await Promise.all([pub.connect(), sub.connect()]);
+    } catch (err) {
+      pub.disconnect();
+      sub.disconnect();
+      throw new Error(`cannot connect to Redis at ${uri.replace(/:[^:@/]*@/, ":***@")}: ${(err as Error).message}`);
+    }
+    return new RedisBus(pub, sub);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.pub.publish(channel, message);
+  }
+
+  protected async carrierSubscribe(channel: string): Promise<void> {
+    await this.sub.subscribe(channel);
+  }
+
+  protected async carrierUnsubscribe(channel: string): Promise<void> {
+    await this.sub.unsubscribe(channel);
+  }
+
+  async close(): Promise<void> {
+    this.pub.disconnect();
+    this.sub.disconnect();
+  }
+}
+
+/**
+ * LISTEN/NOTIFY on a dedicated connection. Channel names are hashed into identifiers Postgres
+ * accepts (≤ 63 bytes); the real name travels in the payload so collisions cannot misdeliver.
+ */
+export class PostgresBus extends MultiplexedBus {
+  readonly kind = "postgres" as const;
+  readonly maxMessageBytes = 7000;
+  private readonly listener: pg.Client;
+  private readonly pool: pg.Pool;
+
+  private constructor(listener: pg.Client, pool: pg.Pool) {
+    super();
+    this.listener = listener;
+    this.pool = pool;
+    this.listener.on("notification", (n) => {
+      if (!n.payload) return;
+      const sep = n.payload.indexOf("\n");
+      if (sep < 0) return;
+      this.deliver(n.payload.slice(0, sep), n.payload.slice(sep + 1));
+    });
+  }
+
+  static async connect(pool: pg.Pool, connectionString: string): Promise<PostgresBus> {
+    const listener = new pg.Client({ connectionString });
+    listener.on("error", () => undefined);
+    await listener.connect();
+    return new PostgresBus(listener, pool);
+  }
+
+  private static ident(channel: string): string {
+    let h = 2166136261;
+    for (let i = 0; i < channel.length; i++) h = Math.imul(h ^ channel.charCodeAt(i), 16777619);
+    return `berth_${(h >>> 0).toString(16)}`;
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.pool.query("SELECT pg_notify($1, $2)", [PostgresBus.ident(channel), `${channel}\n${message}`]);
+  }
+
+  protected async carrierSubscribe(channel: string): Promise<void> {
+    await this.listener.query(`LISTEN ${PostgresBus.ident(channel)}`);
+  }
+
+  protected async carrierUnsubscribe(channel: string): Promise<void> {
+    await this.listener.query(`UNLISTEN ${PostgresBus.ident(channel)}`);
+  }
+
+  async close(): Promise<void> {
+    await this.listener.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Configuration from environment variables and CLI flags, validated with zod. Flags win over the
+ * environment. A bad value stops start-up with a message naming the variable or flag.
+ */
+import { z } from "zod";
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+const intFrom = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+export const MULTITASK_STRATEGIES = ["reject", "enqueue", "interrupt", "rollback"] as const;
+export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
+
+/** Settings of one agent server process (`berth serve`, `berth worker`). */
+export const agentServerSettingsSchema = z.object({
+  configPath: z.string().min(1),
+  host: z.string().min(1),
+  port: intFrom(0, 65535),
+  /** Where the embedded database lives when no DATABASE_URI is given. */
+  dataDir: z.string().min(1),
+  databaseUri: z.string().url("must be a postgres:// URI").optional(),
+  redisUri: z.string().url("must be a redis:// URI").optional(),
+  /** Prefix of every Redis channel, so deployments can share one Redis. */
+  redisKeyPrefix: z.string().min(1),
+  /** Concurrent runs per worker process; 0 makes an API-only process. */
+  jobsPerWorker: intFrom(0, 1000),
+  /** Whether this process serves HTTP. `berth worker` sets it to false. */
+  serveHttp: z.boolean(),
+  runLeaseSeconds: z.coerce.number().positive("must be positive"),
+  maxAttempts: intFrom(1, 100),
+  runTimeoutSeconds: z.coerce.number().positive("must be positive"),
+  shutdownGraceSeconds: z.coerce.number().min(0, "must be 0 or more"),
+  maxBodyBytes: intFrom(1024),
+  defaultMultitaskStrategy: z.enum(MULTITASK_STRATEGIES),
+  /** How long the events of a finished run stay available for late joiners. */
+  streamEventTtlSeconds: z.coerce.number().positive("must be positive"),
+  heartbeatSeconds: z.coerce.number().positive("must be positive"),
+  corsAllowOrigins: z.string().optional(),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+});
+export type AgentServerSettings = z.infer<typeof agentServerSettingsSchema>;
+
+/** Where each setting comes from in the environment, for error messages and docs. */
+const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
+  configPath: ["BERTH_CONFIG"],
+  host: ["HOST"],
+  port: ["PORT"],
+  dataDir: ["BERTH_DATA_DIR"],
+  databaseUri: ["DATABASE_URI", "POSTGRES_URI", "POSTGRES_URI_CUSTOM"],
+  redisUri: ["REDIS_URI", "REDIS_URI_CUSTOM"],
+  redisKeyPrefix: ["REDIS_KEY_PREFIX"],
+  jobsPerWorker: ["N_JOBS_PER_WORKER"],
+  serveHttp: [],
+  runLeaseSeconds: ["BERTH_RUN_LEASE_SECONDS"],
+  maxAttempts: ["BG_JOB_MAX_RETRIES"],
+  runTimeoutSeconds: ["BG_JOB_TIMEOUT_SECS"],
+  shutdownGraceSeconds: ["BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS"],
+  maxBodyBytes: ["BERTH_MAX_BODY_BYTES"],
+  defaultMultitaskStrategy: ["BERTH_DEFAULT_MULTITASK_STRATEGY"],
+  streamEventTtlSeconds: ["RESUMABLE_STREAM_TTL_SECONDS"],
+  heartbeatSeconds: ["BERTH_SSE_HEARTBEAT_SECONDS"],
+  corsAllowOrigins: ["CORS_ALLOW_ORIGINS"],
+  logLevel: ["LOG_LEVEL"],
+};
+
+export const AGENT_SERVER_DEFAULTS = {
+  configPath: "langgraph.json",
+  host: "127.0.0.1",
+  port: 8123,
+  redisKeyPrefix: "berth",
+  jobsPerWorker: 10,
+  serveHttp: true,
+  runLeaseSeconds: 30,
+  maxAttempts: 3,
+  runTimeoutSeconds: 3600,
+  shutdownGraceSeconds: 180,
+  maxBodyBytes: 10 * 1024 * 1024,
+  defaultMultitaskStrategy: "enqueue",
+  streamEventTtlSeconds: 3600,
+  heartbeatSeconds: 15,
+  logLevel: "info",
+} satisfies Partial<Record<keyof AgentServerSettings, unknown>>;
+
+/**
+ * Merge defaults < environment < flags and validate. `flags` holds only what the user passed.
+ * `dataDir` defaults to `.berth/` beside the config file.
+ */
+export function resolveAgentServerSettings(
+  flags: Partial<Record<keyof AgentServerSettings, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+  resolveDataDir: (configPath: string) => string,
+): AgentServerSettings {
+  const merged: Record<string, unknown> = { ...AGENT_SERVER_DEFAULTS };
+  const origin: Record<string, string> = {};
+  for (const [key, names] of Object.entries(ENV_NAMES)) {
+    for (const name of names) {
+      const v = env[name];
+      if (v !== undefined && v !== "") {
+        merged[key] = v;
+        origin[key] = `environment variable ${name}`;
+        break;
+      }
+    }
+  }
+  for (const [key, value] of Object.entries(flags)) {
+    if (value !== undefined) {
+      merged[key] = value;
+      origin[key] = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    }
+  }
+  if (merged.dataDir === undefined) merged.dataDir = resolveDataDir(String(merged.configPath));
+  const parsed = agentServerSettingsSchema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0]);
+      const where = origin[key] ?? `setting ${key}`;
+      return `${where}: ${issue.message} (got ${JSON.stringify(merged[key])})`;
+    });
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  return parsed.data;
+}

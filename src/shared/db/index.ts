@@ -1,0 +1,89 @@
+/**
+ * The database layer every component uses: a `pg` pool on either a real Postgres (`DATABASE_URI`)
+ * or the embedded PGlite. Same SQL and migrations on both.
+ */
+import pg from "pg";
+import { startEmbeddedPostgres } from "./embedded.js";
+
+export { migrate, type Migration } from "./migrate.js";
+
+// Return bigint/int8 as JS numbers (counts, sequence numbers): ours never exceed 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface Database {
+  pool: pg.Pool;
+  /** The connection string of the pool, for libraries that open their own connections. */
+  connectionString: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A real Postgres. When absent, PGlite in `dataDir` is used. */
+  uri?: string;
+  dataDir: string;
+  poolMax?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.uri) {
+    const pool = new pg.Pool({ connectionString: options.uri, max: options.poolMax ?? 20 });
+    pool.on("error", () => undefined); // idle client errors surface on the next query instead
+    try {
+      await pool.query("SELECT 1");
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw new Error(`cannot connect to the database at ${redactUri(options.uri)}: ${(err as Error).message}`);
+    }
+    return {
+      pool,
+      connectionString: options.uri,
+      embedded: false,
+      close: () => pool.end(),
+    };
+  }
+  const embedded = await startEmbeddedPostgres(options.dataDir);
+  // One connection: PGlite is a single Postgres session, and pglite-socket interleaving statements
+  // of several connections has proved unreliable under concurrent transactions. Queueing in the
+  // pool keeps every statement and transaction whole.
+  const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 1 });
+  pool.on("error", () => undefined);
+  return {
+    pool,
+    connectionString: embedded.connectionString,
+    embedded: true,
+    async close() {
+      await pool.end();
+      await embedded.close();
+    },
+  };
+}
+
+/** A URI with its password replaced, for messages and logs. */
+export function redactUri(uri: string): string {
+  try {
+    const u = new URL(uri);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "<invalid URI>";
+  }
+}
+
+/** Run `fn` in a transaction on one client of the pool. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
