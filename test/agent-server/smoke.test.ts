@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeBackends, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+
+describeBackends("agent server basics", (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(backend);
+  });
+  afterAll(() => server?.close());
+
+  it("runs a chat graph to completion and exposes the thread state", async () => {
+    const thread = await server.client.threads.create();
+    const run = await server.client.runs.create(thread.thread_id, "chat", { input: userMessage("hello") });
+    expect(run.status).toBe("pending");
+    await server.client.runs.join(thread.thread_id, run.run_id);
+    const state = await server.client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
+    expect(state.values.messages.map((m) => [m.type, m.content])).toEqual([
+      ["human", "hello"],
+      ["ai", "You said: hello"],
+    ]);
+    const finished = await server.client.runs.get(thread.thread_id, run.run_id);
+    expect(finished.status).toBe("success");
+  });
+});

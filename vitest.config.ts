@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    // Each file starts its own servers and databases; two at a time suits a 2-core machine.
+    maxWorkers: 2,
+    globalSetup: ["test/helpers/global-setup.ts"],
+  },
+});
