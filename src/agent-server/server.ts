@@ -4,13 +4,13 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
 import { migrate, openDatabase, type Database } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
+import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
 import { GraphRegistry } from "./graphs/registry.js";
@@ -61,7 +61,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     cleanups.push(() => db.close());
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
     await migrate(db.pool, "agent-server", agentServerMigrations);
-    const checkpointer = new PostgresSaver(db.pool);
+    const checkpointer = new BerthPostgresSaver(db.pool);
     await checkpointer.setup();
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const store = new PostgresStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
