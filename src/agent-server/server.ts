@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
-import { migrate, openDatabase, type Database } from "../shared/db/index.js";
+import { migrate, openDatabase, withMigrationLock, type Database } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
@@ -60,13 +60,21 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     const db: Database = await openDatabase({ uri: settings.databaseUri, dataDir: settings.dataDir });
     cleanups.push(() => db.close());
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
-    await migrate(db.pool, "agent-server", agentServerMigrations);
     const checkpointer = new BerthPostgresSaver(db.pool);
-    await checkpointer.setup();
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const store = new PostgresStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
-    await store.setup();
+    // pg emits idle-connection errors (e.g. the server restarting) on the pool; unhandled they crash the process.
+    (store as unknown as { core?: { pool?: { on(e: string, f: () => void): void } } }).core?.pool?.on("error", () => undefined);
     cleanups.push(() => store.stop());
+    // Processes starting together must not run schema changes at once (the libraries' CREATE TABLE
+    // IF NOT EXISTS races); the embedded database belongs to one process, and its single
+    // connection would deadlock on the lock.
+    const setupSchema = async () => {
+      await migrate(db.pool, "agent-server", agentServerMigrations);
+      await checkpointer.setup();
+      await store.setup();
+    };
+    await (db.embedded ? setupSchema() : withMigrationLock(db.pool, setupSchema));
 
     let bus: Bus;
     if (settings.redisUri) bus = await RedisBus.connect(settings.redisUri);

@@ -13,10 +13,24 @@ export interface Migration {
 
 const LOCK_KEY = 0x6265_7274; // "bert"
 
-export async function migrate(pool: pg.Pool, component: string, migrations: Migration[]): Promise<number> {
+/**
+ * Run `fn` while holding the migration lock, so schema changes of processes starting at the same
+ * time (ours, and libraries' `setup()` with CREATE TABLE IF NOT EXISTS, which races) never overlap.
+ */
+export async function withMigrationLock<T>(pool: pg.Pool, fn: () => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
+    return await fn();
+  } finally {
+    client.release();
+  }
+}
+
+/** Apply the migrations of `component` not yet applied. Call inside `withMigrationLock`. */
+export async function migrate(pool: pg.Pool, component: string, migrations: Migration[]): Promise<number> {
+  const client = await pool.connect();
+  try {
     await client.query(`CREATE TABLE IF NOT EXISTS berth_migrations (
       component text NOT NULL,
       version integer NOT NULL,

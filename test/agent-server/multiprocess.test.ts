@@ -1,0 +1,226 @@
+/**
+ * The queue across processes: several workers sharing one Postgres + Redis, a worker killed with
+ * SIGKILL mid-run, a whole server restarted with runs still queued, and a stream resumed on a
+ * different API process with Last-Event-ID.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Client } from "@langchain/langgraph-sdk";
+import {
+  createTestDatabase,
+  eventually,
+  servicesUp,
+  startChild,
+  startTestServer,
+  userMessage,
+  type Backend,
+  type ChildServer,
+  type TestDatabase,
+  type TestServer,
+} from "../helpers/server.js";
+
+type Msg = { type: string; content: string };
+const texts = (messages: Msg[] = []) => messages.map((m) => `${m.type}:${m.content}`);
+
+interface SseEvent {
+  id?: number;
+  event: string;
+  data: unknown;
+}
+
+/** Read SSE events from a fetch response until it ends or `stopAfter` says stop. */
+async function readSse(res: Response, stopAfter?: (e: SseEvent) => boolean, abort?: AbortController): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      let idx: number;
+      while ((idx = buf.indexOf("\n\n")) >= 0) {
+        const block = buf.slice(0, idx);
+        buf = buf.slice(idx + 2);
+        const e: Partial<SseEvent> = {};
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) e.event = line.slice(7);
+          else if (line.startsWith("data: ")) e.data = JSON.parse(line.slice(6));
+          else if (line.startsWith("id: ")) e.id = Number(line.slice(4));
+        }
+        if (!e.event) continue; // heartbeat comment
+        out.push(e as SseEvent);
+        if (stopAfter?.(e as SseEvent)) {
+          abort?.abort();
+          return out;
+        }
+      }
+    }
+  } catch (err) {
+    if (!abort?.signal.aborted) throw err;
+  }
+  return out;
+}
+
+const postgresOnly = servicesUp() ? describe : describe.skip;
+
+postgresOnly("several processes on one Postgres + Redis", () => {
+  let db: TestDatabase | undefined;
+  let api: TestServer | undefined;
+  const children: ChildServer[] = [];
+
+  afterEach(async () => {
+    for (const c of children.splice(0)) await c.stop("SIGKILL");
+    await api?.close({ keepDatabase: true });
+    api = undefined;
+    await db?.drop();
+    db = undefined;
+  });
+
+  const leaseEnv = { BERTH_RUN_LEASE_SECONDS: "2" };
+
+  async function apiOnly(overrides: Record<string, unknown> = {}): Promise<TestServer> {
+    db = await createTestDatabase("postgres");
+    api = await startTestServer("postgres", { jobsPerWorker: 0, runLeaseSeconds: 2, ...overrides }, db);
+    return api;
+  }
+
+  async function worker(env: Record<string, string> = {}): Promise<ChildServer> {
+    const w = await startChild("worker", db!, { ...leaseEnv, ...env });
+    children.push(w);
+    return w;
+  }
+
+  it("10 concurrent runs on one thread complete in order with two worker processes", async () => {
+    const { client } = await apiOnly();
+    await Promise.all([worker(), worker()]);
+    const thread = await client.threads.create();
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        client.runs.create(thread.thread_id, "slow", { input: userMessage(`m${i}`), config: { configurable: { delay_ms: 40 } } }),
+      ),
+    );
+    for (const r of runs) await client.runs.join(thread.thread_id, r.run_id);
+    const listed = (await client.runs.list(thread.thread_id, { limit: 100 })).reverse();
+    expect(listed.map((r) => r.status)).toEqual(Array(10).fill("success"));
+    const received = listed.map((r) => (r.kwargs as any).input.messages[0].content as string);
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual(received.flatMap((m) => [`human:${m}`, `ai:You said: ${m}`]));
+  });
+
+  it("a worker killed with SIGKILL mid-run: another worker resumes the run from its last checkpoint, exactly once", async () => {
+    const server = await apiOnly();
+    const { client } = server;
+    const first = await worker();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "steps", {
+      input: userMessage("go"),
+      config: { configurable: { delay_ms: 1200 } },
+    });
+    await eventually(async () => {
+      const s = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+      return texts(s.values.messages).includes("ai:step one");
+    });
+    await first.stop("SIGKILL");
+    await worker();
+    await client.runs.join(thread.thread_id, run.run_id);
+
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    // resumed after "step one", not restarted: each step once, the input once
+    expect(texts(state.values.messages)).toEqual(["human:go", "ai:step one", "ai:step two", "ai:step three"]);
+    const { rows } = await server.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs WHERE run_id = $1", [run.run_id]);
+    expect(rows[0]!.attempt).toBe(2);
+    // the durable event log shows both attempts' metadata events, attempt 1 then 2
+    const replay = await readSse(await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "Last-Event-ID": "-1" } }));
+    expect(replay.filter((e) => e.event === "metadata").map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 2]);
+  });
+
+  it("a run whose workers keep dying fails after max attempts with a clear error", async () => {
+    const { client } = await apiOnly({ maxAttempts: 1 });
+    const first = await worker();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("x"), config: { configurable: { delay_ms: 60_000 } } });
+    await eventually(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "running");
+    await first.stop("SIGKILL");
+    await worker();
+    const result = (await client.runs.join(thread.thread_id, run.run_id)) as { __error__?: { error: string; message: string } };
+    expect(result.__error__?.error).toBe("RunAttemptsExceeded");
+    expect(result.__error__?.message).toMatch(/attempted 1 times/);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("error");
+    expect((await client.threads.get(thread.thread_id)).status).toBe("error");
+  });
+
+  it("a stream dropped on one API process resumes on another with Last-Event-ID", async () => {
+    db = await createTestDatabase("postgres");
+    const [api1, api2] = await Promise.all([
+      startChild("serve", db, { N_JOBS_PER_WORKER: "0" }),
+      startChild("serve", db, { N_JOBS_PER_WORKER: "0" }),
+    ]);
+    children.push(api1, api2);
+    await worker();
+    const client1 = new Client({ apiUrl: api1.url!, callerOptions: { maxRetries: 0 } });
+    const thread = await client1.threads.create();
+
+    const abort = new AbortController();
+    const res = await fetch(`${api1.url}/threads/${thread.thread_id}/runs/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        assistant_id: "steps",
+        input: userMessage("stream me"),
+        stream_mode: ["updates"],
+        config: { configurable: { delay_ms: 400 } },
+      }),
+      signal: abort.signal,
+    });
+    const location = res.headers.get("location")!;
+    expect(location).toMatch(new RegExp(`^/threads/${thread.thread_id}/runs/[0-9a-f-]{36}/stream$`));
+    // drop the connection after the first update
+    const before = await readSse(res, (e) => e.event === "updates", abort);
+    const lastId = before.at(-1)!.id!;
+
+    const resumed = await readSse(await fetch(`${api2.url}${location}`, { headers: { "Last-Event-ID": String(lastId) } }));
+    const ids = [...before, ...resumed].map((e) => e.id);
+    expect(ids).toEqual(ids.map((_, i) => i)); // every event once, in order, no gaps
+    const updates = [...before, ...resumed].filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0]);
+    expect(updates).toEqual(["one", "two", "three"]);
+  });
+});
+
+describe.each<Backend>(servicesUp() ? ["pglite", "postgres"] : ["pglite"])("restart of the whole server [%s]", (backend) => {
+  let db: TestDatabase | undefined;
+  const children: ChildServer[] = [];
+  afterEach(async () => {
+    for (const c of children.splice(0)) await c.stop("SIGKILL");
+    await db?.drop();
+  });
+
+  it("keeps threads and runs queued before the restart, and runs them after", async () => {
+    db = await createTestDatabase(backend);
+    // first life: API only, so the runs stay queued
+    const before = await startChild("serve", db, { N_JOBS_PER_WORKER: "0" });
+    children.push(before);
+    const client = new Client({ apiUrl: before.url!, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create({ metadata: { owner: "restart-test" } });
+    const runs = [];
+    for (const m of ["one", "two", "three"]) runs.push(await client.runs.create(thread.thread_id, "slow", { input: userMessage(m) }));
+    expect(await before.stop("SIGTERM")).toBe(0);
+    children.pop();
+
+    const after = await startChild("serve", db);
+    children.push(after);
+    const client2 = new Client({ apiUrl: after.url!, callerOptions: { maxRetries: 0 } });
+    for (const r of runs) await client2.runs.join(thread.thread_id, r.run_id);
+    expect((await client2.threads.get(thread.thread_id)).metadata.owner).toBe("restart-test");
+    const state = await client2.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual([
+      "human:one",
+      "ai:You said: one",
+      "human:two",
+      "ai:You said: two",
+      "human:three",
+      "ai:You said: three",
+    ]);
+  });
+});
