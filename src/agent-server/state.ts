@@ -1,7 +1,7 @@
 /** Thread state through the graph (which reads our checkpointer): the API's ThreadState shape. */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConflictError, NotFoundError, ValidationError } from "../shared/errors.js";
-import type { GraphRegistry } from "./graphs/registry.js";
+import type { CompiledGraph, GraphRegistry } from "./graphs/registry.js";
 import { checkpointOf } from "./runs/execute.js";
 import { toPlain } from "./serde.js";
 import type { RunStore } from "./storage/runs.js";
@@ -69,8 +69,16 @@ export class StateService {
     return typeof g === "string" && this.registry.has(g) ? g : undefined;
   }
 
+  /**
+   * The config addressing a checkpoint of this thread. `checkpoint` is a checkpoint object
+   * (`{checkpoint_id, checkpoint_ns, checkpoint_map}`) or a RunnableConfig holding one in
+   * `configurable` (what the SDK's `getHistory({before})` sends). Null fields are dropped and the
+   * thread id is always this thread's.
+   */
   private config(threadId: string, checkpoint?: Record<string, unknown>): RunnableConfig {
-    return { configurable: { thread_id: threadId, checkpoint_ns: "", ...(checkpoint ?? {}), ...(checkpoint?.thread_id ? { thread_id: threadId } : {}) } };
+    const ref = isConfig(checkpoint) ? ((checkpoint.configurable ?? {}) as Record<string, unknown>) : (checkpoint ?? {});
+    const fields = Object.fromEntries(Object.entries(ref).filter(([, v]) => v !== null && v !== undefined));
+    return { configurable: { checkpoint_ns: "", ...fields, thread_id: threadId } };
   }
 
   async get(threadId: string, opts: { checkpoint?: Record<string, unknown>; subgraphs?: boolean } = {}): Promise<ThreadState> {
@@ -78,10 +86,15 @@ export class StateService {
     const graphId = this.graphIdOf(thread);
     if (!graphId) return EMPTY_STATE;
     const graph = await this.registry.get(graphId, this.config(threadId));
-    const snapshot = await graph.getState(this.config(threadId, opts.checkpoint), { subgraphs: opts.subgraphs ?? false });
-    if (opts.checkpoint?.checkpoint_id && !snapshot.config?.configurable?.checkpoint_id) {
-      throw new NotFoundError(`Checkpoint ${String(opts.checkpoint.checkpoint_id)} not found in thread ${threadId}`);
+    const config = this.config(threadId, opts.checkpoint);
+    const snapshot = await graph.getState(config, { subgraphs: opts.subgraphs ?? false });
+    const wanted = config.configurable?.checkpoint_id;
+    // For a checkpoint that does not exist LangGraph answers an empty snapshot carrying the
+    // requested config back (so it has the id but no creation time).
+    if (wanted && (!snapshot.createdAt || snapshot.config?.configurable?.checkpoint_id !== wanted)) {
+      throw new NotFoundError(`Checkpoint ${String(wanted)} not found in thread ${threadId}`);
     }
+    if (!snapshot.createdAt && !snapshot.config?.configurable?.checkpoint_id) return EMPTY_STATE;
     return snapshotToState(snapshot);
   }
 
@@ -105,11 +118,25 @@ export class StateService {
     return out;
   }
 
-  /** Write values as if `as_node` produced them. Refused while the thread has runs in flight. */
+  /**
+   * Write values as if `as_node` produced them. Refused while the thread has runs in flight.
+   * The answer carries the new checkpoint both as `checkpoint` (what the LangGraph servers send)
+   * and as `configurable` (what the SDK's `updateState` is typed to return).
+   */
   async update(
     threadId: string,
     body: { values?: unknown; as_node?: string; checkpoint_id?: string; checkpoint?: Record<string, unknown> },
-  ): Promise<{ checkpoint: ReturnType<typeof checkpointOf> }> {
+  ): Promise<{ checkpoint: ReturnType<typeof checkpointOf>; configurable: ReturnType<typeof checkpointOf> }> {
+    const checkpoint = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
+    return this.bulkUpdate(threadId, [{ updates: [{ values: body.values ?? null, as_node: body.as_node }] }], checkpoint);
+  }
+
+  /** Apply supersteps of updates (each superstep's updates together, as one step), as `threads.create({supersteps})` does. */
+  async bulkUpdate(
+    threadId: string,
+    supersteps: { updates: { values?: unknown; command?: unknown; as_node?: string }[] }[],
+    checkpoint?: Record<string, unknown>,
+  ): Promise<{ checkpoint: ReturnType<typeof checkpointOf>; configurable: ReturnType<typeof checkpointOf> }> {
     const thread = await this.threads.get(threadId);
     if ((await this.runs.inflight(threadId)).length > 0) {
       throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running. Wait for it or cancel it first.`);
@@ -118,11 +145,29 @@ export class StateService {
     if (!graphId) {
       throw ValidationError.field(["path", "thread_id"], "the thread has no graph yet: run it once, or create it with metadata.graph_id");
     }
-    const graph = await this.registry.get(graphId, this.config(threadId));
-    const checkpoint = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
-    const next = await graph.updateState(this.config(threadId, checkpoint), body.values ?? null, body.as_node);
+    const graph = (await this.registry.get(graphId, this.config(threadId))) as CompiledGraph & {
+      bulkUpdateState?(config: RunnableConfig, supersteps: { updates: { values: unknown; asNode?: string }[] }[]): Promise<RunnableConfig>;
+    };
+    const config = this.config(threadId, checkpoint);
+    let next: RunnableConfig;
+    try {
+      if (graph.bulkUpdateState) {
+        next = await graph.bulkUpdateState(
+          config,
+          supersteps.map((s) => ({ updates: s.updates.map((u) => ({ values: u.values ?? null, asNode: u.as_node })) })),
+        );
+      } else {
+        next = config;
+        for (const s of supersteps) for (const u of s.updates) next = await graph.updateState(next, u.values ?? null, u.as_node);
+      }
+    } catch (err) {
+      // LangGraph's InvalidUpdateError: an unknown node, an ambiguous update, no input writes…
+      if ((err as Error)?.name === "InvalidUpdateError") throw ValidationError.field(["body"], (err as Error).message);
+      throw err;
+    }
     const snapshot = await graph.getState(this.config(threadId));
     await this.threads.setValues(threadId, toPlain(snapshot.values), (snapshot.next ?? []).length > 0);
-    return { checkpoint: checkpointOf(next as { configurable?: Record<string, unknown> }) };
+    const cp = checkpointOf(next as { configurable?: Record<string, unknown> });
+    return { checkpoint: cp, configurable: cp };
   }
 }

@@ -103,7 +103,7 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     for (const r of runs) await client.runs.join(thread.thread_id, r.run_id);
     const listed = (await client.runs.list(thread.thread_id, { limit: 100 })).reverse();
     expect(listed.map((r) => r.status)).toEqual(Array(10).fill("success"));
-    const received = listed.map((r) => (r.kwargs as any).input.messages[0].content as string);
+    const received = listed.map((r) => ((r as unknown as { kwargs: { input: { messages: { content: string }[] } } }).kwargs.input.messages[0]!.content));
     const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
     expect(texts(state.values.messages)).toEqual(received.flatMap((m) => [`human:${m}`, `ai:You said: ${m}`]));
   });
@@ -212,7 +212,7 @@ describe.each<Backend>(servicesUp() ? ["pglite", "postgres"] : ["pglite"])("rest
     children.push(after);
     const client2 = new Client({ apiUrl: after.url!, callerOptions: { maxRetries: 0 } });
     for (const r of runs) await client2.runs.join(thread.thread_id, r.run_id);
-    expect((await client2.threads.get(thread.thread_id)).metadata.owner).toBe("restart-test");
+    expect((await client2.threads.get(thread.thread_id)).metadata?.owner).toBe("restart-test");
     const state = await client2.threads.getState<{ messages: Msg[] }>(thread.thread_id);
     expect(texts(state.values.messages)).toEqual([
       "human:one",

@@ -44,7 +44,7 @@ describeBackends("multitask strategies", (backend) => {
 
     // The order received is the order the server stored them in (the run list is newest first).
     const listed = await client.runs.list(thread.thread_id, { limit: 100 });
-    const received = listed.reverse().map((r) => ((r.kwargs as any).input.messages[0].content as string));
+    const received = listed.reverse().map((r) => (r as unknown as { kwargs: { input: { messages: { content: string }[] } } }).kwargs.input.messages[0]!.content);
     expect(listed.every((r) => r.status === "success")).toBe(true);
 
     const messages = texts(await messagesOf(client, thread.thread_id));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiRouter, Reply } from "../../../shared/http.js";
+import { ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
 import { selectFields } from "../../storage/sql.js";
 import { paginationHeaders } from "../pagination.js";
@@ -13,16 +14,27 @@ export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   const uuidParams = ["thread_id"];
   router.add({ method: "post", path: "/threads", tag, summary: "Create a thread", body: s.threadCreate, optionalBody: true }, async ({ body }) => {
     const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
-    const thread = await ctx.threads.create({ thread_id: body.thread_id, metadata, if_exists: body.if_exists });
-    if (body.supersteps?.length) {
-      for (const step of body.supersteps) {
-        for (const update of step.updates) {
-          await ctx.state.update(thread.thread_id, { values: update.values, as_node: update.as_node });
-        }
+    const supersteps = body.supersteps ?? [];
+    if (supersteps.length > 0) {
+      // Checked before anything is written, so a refused request leaves no thread behind.
+      const graphId = metadata.graph_id;
+      if (typeof graphId !== "string" || !ctx.registry.has(graphId)) {
+        throw ValidationError.field(["body", "metadata", "graph_id"], "supersteps need the thread's graph: give graph_id (a graph of this deployment)");
       }
-      return ctx.threads.get(thread.thread_id);
+      supersteps.forEach((step, i) => {
+        if (step.updates.length === 0) throw ValidationError.field(["body", "supersteps", i, "updates"], "a superstep needs at least one update");
+      });
     }
-    return thread;
+    const existed = body.thread_id ? (await ctx.threads.find(body.thread_id)) !== undefined : false;
+    const thread = await ctx.threads.create({ thread_id: body.thread_id, metadata, if_exists: body.if_exists });
+    if (supersteps.length === 0 || existed) return thread;
+    try {
+      await ctx.state.bulkUpdate(thread.thread_id, supersteps);
+    } catch (err) {
+      await ctx.threads.delete(thread.thread_id).catch(() => undefined);
+      throw err;
+    }
+    return ctx.threads.get(thread.thread_id);
   });
   router.add({ method: "post", path: "/threads/search", tag, summary: "Search threads", body: s.threadSearch, optionalBody: true }, async ({ body }) => {
     const { items, total } = await ctx.threads.search(body);
