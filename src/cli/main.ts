@@ -2,6 +2,7 @@
  * The `berth` CLI. `serve` runs one agent server (API and queue workers) for a langgraph.json;
  * `worker` runs queue workers only (they share a Postgres and Redis with the API processes).
  */
+import net from "node:net";
 import path from "node:path";
 import { Command, Option } from "commander";
 import { ConfigError, resolveAgentServerSettings, type AgentServerSettings } from "../shared/config.js";
@@ -51,6 +52,8 @@ async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
   const logger = createLogger({ level: settings.logLevel });
   let handle: AgentServerHandle;
   try {
+    // Fail fast, before the database is opened or a worker claims a run, when the port is taken.
+    if (serveHttp && settings.port !== 0) await ensurePortFree(settings.port, settings.host);
     handle = await startAgentServer(settings, logger);
   } catch (err) {
     logger.fatal({ err: { message: (err as Error).message } }, "berth could not start");
@@ -76,6 +79,24 @@ async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** Resolve when `host:port` can be bound; reject with a clear message when it is in use. */
+function ensurePortFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.once("error", (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(`port ${port} on ${host} is already in use: stop the other process or pass --port <n>`)
+          : err.code === "EACCES"
+            ? new Error(`not allowed to listen on ${host}:${port}: pick a port above 1024 with --port`)
+            : err,
+      );
+    });
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 const common = (cmd: Command) =>

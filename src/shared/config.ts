@@ -73,6 +73,14 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   logLevel: ["LOG_LEVEL"],
 };
 
+/** CLI flags whose name is not the kebab-case of the setting (for error messages). */
+const FLAG_NAMES: Partial<Record<keyof AgentServerSettings, string>> = {
+  configPath: "--config",
+  jobsPerWorker: "--n-jobs-per-worker",
+};
+const flagName = (key: string) =>
+  FLAG_NAMES[key as keyof AgentServerSettings] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
 export const AGENT_SERVER_DEFAULTS = {
   configPath: "langgraph.json",
   host: "127.0.0.1",
@@ -115,7 +123,7 @@ export function resolveAgentServerSettings(
   for (const [key, value] of Object.entries(flags)) {
     if (value !== undefined) {
       merged[key] = value;
-      origin[key] = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+      origin[key] = flagName(key);
     }
   }
   if (merged.dataDir === undefined) merged.dataDir = resolveDataDir(String(merged.configPath));

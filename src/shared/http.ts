@@ -181,7 +181,9 @@ export class ApiRouter {
 }
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0" }) as Record<string, unknown>;
+  // OpenAPI 3.1 schema objects are JSON Schema 2020-12 (`type: [.., "null"]`, numeric exclusiveMinimum),
+  // not the 3.0 dialect (`nullable`, boolean exclusiveMinimum).
+  const out = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
   delete out.$schema;
   return out;
 }

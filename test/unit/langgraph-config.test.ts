@@ -1,0 +1,161 @@
+/** langgraph.json parsing and loading: graph specs, warnings with suggestions, errors naming the key. */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigFileError, loadLanggraphConfig, parseLanggraphConfig } from "../../src/agent-server/config/langgraph-config.js";
+
+const CONFIG = path.join(os.tmpdir(), "project", "langgraph.json");
+const DIR = path.dirname(CONFIG);
+
+function parseError(value: unknown): string {
+  try {
+    parseLanggraphConfig(value, CONFIG);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigFileError);
+    return (err as Error).message;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("parseLanggraphConfig", () => {
+  it("reads string graph specs with an export name, resolved beside the config", () => {
+    const { graphs, warnings } = parseLanggraphConfig({ graphs: { agent: "./src/agent.ts:graph" } }, CONFIG);
+    expect(graphs).toEqual([{ graphId: "agent", file: path.join(DIR, "src/agent.ts"), exportName: "graph", description: undefined }]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("reads {path, description} specs", () => {
+    const { graphs } = parseLanggraphConfig(
+      { graphs: { helper: { path: "./agents/helper.js:makeGraph", description: "Helps." } } },
+      CONFIG,
+    );
+    expect(graphs).toEqual([{ graphId: "helper", file: path.join(DIR, "agents/helper.js"), exportName: "makeGraph", description: "Helps." }]);
+  });
+
+  it("uses the default export when the spec names none", () => {
+    const { graphs } = parseLanggraphConfig({ graphs: { a: "./a.ts", b: { path: "../shared/b.js" } } }, CONFIG);
+    expect(graphs.map((g) => [g.graphId, g.file, g.exportName])).toEqual([
+      ["a", path.join(DIR, "a.ts"), "default"],
+      ["b", path.resolve(DIR, "../shared/b.js"), "default"],
+    ]);
+  });
+
+  it("keeps several graphs in order and accepts known optional keys without warnings", () => {
+    const { graphs, warnings, config } = parseLanggraphConfig(
+      {
+        $schema: "https://langgra.ph/schema.json",
+        graphs: { one: "./one.ts:g", two: "./two.ts:g" },
+        env: { A: "1" },
+        dependencies: ["."],
+        node_version: "20",
+        http: { disable_a2a: true, cors: { allow_origins: ["https://x.example"] } },
+      },
+      CONFIG,
+    );
+    expect(graphs.map((g) => g.graphId)).toEqual(["one", "two"]);
+    expect(warnings).toEqual([]);
+    expect(config.http?.disable_a2a).toBe(true);
+  });
+
+  it("warns about unknown keys with a 'did you mean' suggestion, top level and under http", () => {
+    const { warnings, graphs } = parseLanggraphConfig(
+      { graphs: { a: "./a.ts:g" }, dependecies: ["."], http: { disable_a2: true } },
+      CONFIG,
+    );
+    expect(graphs).toHaveLength(1);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('"dependecies"');
+    expect(warnings[0]).toContain('did you mean "dependencies"');
+    expect(warnings[1]).toContain('"http.disable_a2"');
+    expect(warnings[1]).toContain('did you mean "disable_a2a"');
+  });
+
+  it("warns without a suggestion when nothing is close", () => {
+    const { warnings } = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, qqqqqqqqqqqqqqqqqqqqqq: 1 }, CONFIG);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("qqqqqqqqqqqqqqqqqqqqqq");
+    expect(warnings[0]).not.toContain("did you mean");
+  });
+
+  it("invalid values fail naming the key", () => {
+    expect(parseError({ graphs: 5 })).toMatch(/graphs/);
+    expect(parseError({ graphs: { a: 5 } })).toMatch(/graphs\.a/);
+    expect(parseError({ graphs: { a: "" } })).toMatch(/graphs\.a/);
+    expect(parseError({ graphs: { a: { description: "no path" } } })).toMatch(/graphs\.a/);
+    expect(parseError({ graphs: { a: "./a.ts" }, http: { disable_a2a: "yes" } })).toMatch(/http\.disable_a2a/);
+    expect(parseError({ graphs: { a: "./a.ts" }, env: 3 })).toMatch(/\benv\b/);
+    expect(parseError({ graphs: { a: "./a.ts" }, dependencies: "." })).toMatch(/dependencies/);
+    expect(parseError({ graphs: { a: "./a.ts:" } })).toMatch(/graphs\.a.*export/);
+  });
+
+  it("names the file in the message", () => {
+    expect(parseError({ graphs: 5 })).toContain("langgraph.json");
+  });
+
+  it("a config without graphs, or with none, fails", () => {
+    expect(parseError({})).toMatch(/graphs/);
+    expect(parseError({ graphs: {} })).toMatch(/graphs.*at least one graph/);
+    expect(parseError(null)).toBeTruthy();
+    expect(parseError([])).toBeTruthy();
+    expect(parseError("graphs")).toBeTruthy();
+  });
+});
+
+describe("loadLanggraphConfig", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "berth-config-"));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const write = async (name: string, content: unknown) => {
+    const file = path.join(dir, name);
+    await writeFile(file, typeof content === "string" ? content : JSON.stringify(content));
+    return file;
+  };
+
+  it("reads env from a .env file named by path, relative to the config", async () => {
+    await write("custom.env", "OPENAI_API_KEY=sk-test\n# a comment\nQUOTED=\"a b\"\n");
+    const file = await write("with-env-file.json", { graphs: { agent: "./agent.ts:graph" }, env: "./custom.env", http: { disable_a2a: true } });
+    const cfg = await loadLanggraphConfig(file);
+    expect(cfg.env).toEqual({ OPENAI_API_KEY: "sk-test", QUOTED: "a b" });
+    expect(cfg.configPath).toBe(file);
+    expect(cfg.configDir).toBe(dir);
+    expect(cfg.graphs[0]!.file).toBe(path.join(dir, "agent.ts"));
+    expect(cfg.disableA2a).toBe(true);
+  });
+
+  it("reads env given as a map", async () => {
+    const file = await write("with-env-map.json", { graphs: { agent: "./agent.ts:graph" }, env: { A: "1" } });
+    const cfg = await loadLanggraphConfig(file);
+    expect(cfg.env).toEqual({ A: "1" });
+    expect(cfg.disableA2a).toBe(false);
+  });
+
+  it("a missing env file is an error naming env and the file", async () => {
+    const file = await write("missing-env.json", { graphs: { agent: "./agent.ts:graph" }, env: "./nope.env" });
+    await expect(loadLanggraphConfig(file)).rejects.toThrow(/env: .*nope\.env/);
+  });
+
+  it("a missing config file is a clear error", async () => {
+    await expect(loadLanggraphConfig(path.join(dir, "absent.json"))).rejects.toThrow(/config file not found: .*absent\.json/);
+  });
+
+  it("invalid JSON is a clear error", async () => {
+    const file = await write("broken.json", "{ graphs: ");
+    await expect(loadLanggraphConfig(file)).rejects.toThrow(/broken\.json is not valid JSON/);
+  });
+
+  it("invalid content fails naming the key", async () => {
+    const file = await write("bad.json", { graphs: 5 });
+    await expect(loadLanggraphConfig(file)).rejects.toThrow(/graphs/);
+  });
+
+  it("passes on warnings", async () => {
+    const file = await write("warn.json", { graphs: { agent: "./agent.ts:graph" }, enviroment: {} });
+    const cfg = await loadLanggraphConfig(file);
+    expect(cfg.warnings).toHaveLength(1);
+    expect(cfg.warnings[0]).toContain('"enviroment"');
+  });
+});
