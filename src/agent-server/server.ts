@@ -49,6 +49,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   // Variables from the config's `env` never override the real environment.
   for (const [k, v] of Object.entries(config.env)) if (process.env[k] === undefined) process.env[k] = v;
 
+  // Import the graphs first: a broken graph fails start-up before any database work.
+  const registry = await GraphRegistry.load(config.graphs);
   if (!settings.serveHttp && !settings.databaseUri) {
     throw new Error("a worker-only process needs a shared database: set DATABASE_URI (the embedded database belongs to one process)");
   }
@@ -82,7 +84,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     else bus = new MemoryBus();
     cleanups.push(() => bus.close());
 
-    const registry = await GraphRegistry.load(config.graphs, checkpointer, store);
+    registry.attach(checkpointer, store);
     const assistants = new AssistantStore(db.pool, (g) => registry.has(g));
     const defaultConfigs = parseDefaultConfigs(process.env.LANGGRAPH_CONFIG, logger);
     for (const spec of config.graphs) await assistants.ensureSystemAssistant(spec.graphId, spec.description, defaultConfigs[spec.graphId]);
@@ -109,18 +111,6 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     };
     const runs = new RunService(ctx);
 
-    let worker: QueueWorker | undefined;
-    let scheduler: CronScheduler | undefined;
-    if (settings.jobsPerWorker > 0) {
-      worker = new QueueWorker(ctx);
-      await worker.start();
-      scheduler = new CronScheduler(ctx, runs);
-      await scheduler.start();
-      const vacuum = setInterval(() => void runStore.vacuum(settings.streamEventTtlSeconds).catch(() => undefined), VACUUM_EVERY_MS);
-      vacuum.unref();
-      cleanups.push(async () => clearInterval(vacuum));
-    }
-
     let server: Server | undefined;
     let port: number | undefined;
     if (settings.serveHttp) {
@@ -128,7 +118,28 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       server = createServer(app);
       server.keepAliveTimeout = 65_000;
       await listen(server, settings.port, settings.host);
+      const s = server;
+      cleanups.push(() => new Promise<void>((r) => s.close(() => r())));
       port = (server.address() as AddressInfo).port;
+    }
+
+    // Workers start last: nothing is claimed by a process that then fails to start.
+    let worker: QueueWorker | undefined;
+    let scheduler: CronScheduler | undefined;
+    if (settings.jobsPerWorker > 0) {
+      const w = new QueueWorker(ctx);
+      await w.start();
+      worker = w;
+      cleanups.push(() => w.stop(0));
+      const sch = new CronScheduler(ctx, runs);
+      await sch.start();
+      scheduler = sch;
+      cleanups.push(() => sch.stop());
+      const vacuum = setInterval(() => void runStore.vacuum(settings.streamEventTtlSeconds).catch(() => undefined), VACUUM_EVERY_MS);
+      vacuum.unref();
+      cleanups.push(async () => clearInterval(vacuum));
+    }
+    if (port !== undefined) {
       logger.info({ url: `http://${settings.host}:${port}`, graphs: registry.graphIds(), workers: settings.jobsPerWorker }, "agent server listening");
     }
 
@@ -152,7 +163,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
           await scheduler?.stop();
           await worker?.stop(graceSeconds);
           server?.closeAllConnections();
-          await cleanup();
+          await cleanup(); // stopping twice is harmless: worker and scheduler stop once
         })();
         return closing;
       },

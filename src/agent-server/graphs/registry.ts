@@ -80,18 +80,25 @@ export class GraphRegistry {
   private readonly loaded = new Map<string, Loaded>();
   readonly specs: Map<string, GraphSpec>;
 
-  private constructor(
-    specs: GraphSpec[],
-    private readonly checkpointer: BaseCheckpointSaver,
-    private readonly store: BaseStore,
-  ) {
+  private checkpointer?: BaseCheckpointSaver;
+  private store?: BaseStore;
+
+  private constructor(specs: GraphSpec[]) {
     this.specs = new Map(specs.map((s) => [s.graphId, s]));
   }
 
-  static async load(specs: GraphSpec[], checkpointer: BaseCheckpointSaver, store: BaseStore): Promise<GraphRegistry> {
-    const registry = new GraphRegistry(specs, checkpointer, store);
+  /** Import every graph module. Done before anything else at start-up, so a bad graph fails fast. */
+  static async load(specs: GraphSpec[]): Promise<GraphRegistry> {
+    const registry = new GraphRegistry(specs);
     for (const spec of specs) await registry.loadOne(spec);
     return registry;
+  }
+
+  /** Wire the graphs to the deployment's checkpointer and store (once the database is ready). */
+  attach(checkpointer: BaseCheckpointSaver, store: BaseStore): void {
+    this.checkpointer = checkpointer;
+    this.store = store;
+    for (const entry of this.loaded.values()) if (entry.kind === "graph") this.wire(entry.graph);
   }
 
   private async loadOne(spec: GraphSpec): Promise<void> {
@@ -117,11 +124,11 @@ export class GraphRegistry {
       return;
     }
     const graph = await toCompiled(exported, what);
-    this.wire(graph);
     this.loaded.set(spec.graphId, { kind: "graph", graph });
   }
 
   private wire(graph: CompiledGraph): CompiledGraph {
+    if (!this.checkpointer || !this.store) throw new GraphLoadError("graphs are not attached to a database yet");
     // Runs must checkpoint into our database: that is what makes state, history, resumption after
     // a crash and rollback work. A checkpointer the graph brought along is replaced.
     graph.checkpointer = this.checkpointer;

@@ -129,8 +129,7 @@ export class QueueWorker {
     const timeout = setTimeout(() => controller.abort("timeout"), settings.runTimeoutSeconds * 1000);
     timeout.unref();
     // A cancel may have been requested between creation and claim.
-    const pendingCancel = await ctx.runs.cancelAction(run.run_id);
-    if (pendingCancel === "interrupt" || pendingCancel === "rollback") controller.abort(pendingCancel);
+    if (run.cancel_action === "interrupt" || run.cancel_action === "rollback") controller.abort(run.cancel_action);
 
     const graphId = String(run.kwargs.config.configurable.graph_id);
     let outcome: ExecutionOutcome;
@@ -148,6 +147,7 @@ export class QueueWorker {
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
       if (!alreadyDone) await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
+      await emitter.flush();
       outcome = { kind: "completed", interrupted: false };
     } catch (err) {
       if (controller.signal.aborted) {
@@ -185,6 +185,7 @@ export class QueueWorker {
       error = { error: "TimeoutError", message: `Run exceeded its time limit of ${settings.runTimeoutSeconds} s` };
     }
     if (error) await emitter.emit("error", error).catch(() => undefined);
+    await emitter.flush().catch((err) => log.warn({ err }, "storing stream events failed"));
 
     let values: unknown;
     let interrupts: Record<string, unknown> | undefined;
@@ -291,7 +292,14 @@ export class QueueWorker {
    * Stop: no new claims; running runs get `graceSeconds` to finish, then are stopped and handed
    * back to the queue for another worker.
    */
-  async stop(graceSeconds = this.ctx.settings.shutdownGraceSeconds): Promise<void> {
+  private stopped?: Promise<void>;
+
+  stop(graceSeconds = this.ctx.settings.shutdownGraceSeconds): Promise<void> {
+    this.stopped ??= this.drain(graceSeconds);
+    return this.stopped;
+  }
+
+  private async drain(graceSeconds: number): Promise<void> {
     this.stopping = true;
     this.wakeResolve?.();
     clearInterval(this.sweepTimer);

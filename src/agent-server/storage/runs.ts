@@ -34,6 +34,8 @@ export interface ClaimedRun extends Run {
   latest_checkpoint_id: string | null;
   webhook: string | null;
   started_at: Date;
+  /** A cancel requested before the run was claimed. */
+  cancel_action: string | null;
 }
 
 export interface RunKwargs {
@@ -57,7 +59,7 @@ export interface RunKwargs {
 
 export const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy";
-const CLAIM_COLUMNS = `${RUN_COLUMNS}, attempt, max_attempts, start_checkpoint_id, webhook, started_at`;
+const CLAIM_COLUMNS = `${RUN_COLUMNS}, attempt, max_attempts, start_checkpoint_id, webhook, started_at, cancel_action`;
 
 export interface NewRun {
   /** null for a stateless run: a temporary thread is made for it. */
@@ -254,11 +256,6 @@ export class RunStore {
     return new Map(rows.map((r) => [r.run_id, { cancel: r.cancel_action }]));
   }
 
-  async cancelAction(runId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ cancel_action: string | null }>("SELECT cancel_action FROM runs WHERE run_id = $1", [runId]);
-    return rows[0]?.cancel_action ?? null;
-  }
-
   /**
    * End a run and update its thread in one transaction. Returns false when this worker no longer
    * owns the run (its lease was taken over), in which case nothing is written.
@@ -273,35 +270,38 @@ export class RunStore {
     threadInterrupts?: Record<string, unknown>;
     stateHasInterrupts: boolean;
   }): Promise<boolean> {
-    return withTransaction(this.pool, async (c) => {
-      const { rowCount } = await c.query(
-        `UPDATE runs SET status = $3, error = $4, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
-         WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'`,
-        [args.runId, args.owner, args.status, args.error === undefined ? null : JSON.stringify(args.error)],
-      );
-      if (!rowCount) return false;
-      await c.query(
-        `UPDATE threads SET
+    // One statement (one round trip, atomic): end the run if this worker still owns it, then
+    // update its thread. The thread stays busy while other runs wait in its queue.
+    const { rows } = await this.pool.query<{ run_id: string }>(
+      `WITH ended AS (
+         UPDATE runs SET status = $3, error = $4, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
+         WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'
+         RETURNING run_id, thread_id
+       ), thread AS (
+         UPDATE threads SET
            status = CASE
-             WHEN EXISTS (SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running')) THEN 'busy'
-             WHEN $2 IN ('error', 'timeout') THEN 'error'
-             WHEN $3 THEN 'interrupted'
+             WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $5 AND r.status IN ('pending', 'running') AND r.run_id <> $1) THEN 'busy'
+             WHEN $3 IN ('error', 'timeout') THEN 'error'
+             WHEN $6 THEN 'interrupted'
              ELSE 'idle' END,
-           "values" = coalesce($4, "values"), interrupts = coalesce($5, interrupts),
-           error = CASE WHEN $2 IN ('error', 'timeout') THEN $6::jsonb ELSE NULL END,
+           "values" = coalesce($7::jsonb, "values"), interrupts = coalesce($8::jsonb, interrupts),
+           error = CASE WHEN $3 IN ('error', 'timeout') THEN $4::jsonb ELSE NULL END,
            updated_at = now(), state_updated_at = now()
-         WHERE thread_id = $1`,
-        [
-          args.threadId,
-          args.status,
-          args.stateHasInterrupts,
-          args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
-          args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
-          args.error === undefined ? null : JSON.stringify(args.error),
-        ],
-      );
-      return true;
-    });
+         WHERE thread_id = (SELECT thread_id FROM ended)
+       )
+       SELECT run_id FROM ended`,
+      [
+        args.runId,
+        args.owner,
+        args.status,
+        args.error === undefined ? null : JSON.stringify(args.error),
+        args.threadId,
+        args.stateHasInterrupts,
+        args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
+        args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
+      ],
+    );
+    return rows.length > 0;
   }
 
   /** Give a run back to the queue (worker shutting down). Its attempt is not counted. */
