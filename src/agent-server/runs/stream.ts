@@ -91,6 +91,7 @@ export async function streamRun(ctx: AgentServerContext, res: Response, opts: St
   try {
     sseHeaders(res, opts.headers);
     if (opts.lastEventId !== undefined) {
+      lastSent = opts.lastEventId;
       await fill();
     } else {
       lastSent = await events.lastSeq(opts.runId);

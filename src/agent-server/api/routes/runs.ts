@@ -6,6 +6,7 @@ import type { AgentServerContext } from "../../context.js";
 import type { RunService } from "../../runs/service.js";
 import { streamRun } from "../../runs/stream.js";
 import type { Run } from "../../storage/runs.js";
+import { selectFields } from "../../storage/sql.js";
 import * as s from "../schemas.js";
 
 const runPath = (run: Run) => (run.kwargs.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`);
@@ -79,7 +80,9 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
   });
   router.add({ method: "get", path: "/threads/:thread_id/runs", tag, summary: "List a thread's runs, newest first", uuidParams: threadParams, query: s.runListQuery }, async ({ params, query }) => {
     await ctx.threads.get(params.thread_id!);
-    return ctx.runs.list(params.thread_id!, query);
+    const select = query.select === undefined ? undefined : (Array.isArray(query.select) ? query.select : [query.select]).flatMap((f) => f.split(","));
+    const list = await ctx.runs.list(params.thread_id!, query);
+    return select ? list.map((r) => selectFields(r as unknown as Record<string, unknown>, select)) : list;
   });
   router.add({ method: "get", path: "/threads/:thread_id/runs/:run_id", tag, summary: "Get a run", uuidParams: runParams }, ({ params }) =>
     runs.get(params.thread_id!, params.run_id!),
