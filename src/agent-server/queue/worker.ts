@@ -78,11 +78,13 @@ export class QueueWorker {
       this.kicked = false;
       let claimedAny = false;
       try {
+        // One claim per wake-up, for every free slot; claim again only if all slots were filled.
         while (!this.stopping && this.active.size < settings.jobsPerWorker) {
-          const run = await runs.claim(this.owner, settings.runLeaseSeconds);
-          if (!run) break;
-          claimedAny = true;
-          this.startRun(run);
+          const free = settings.jobsPerWorker - this.active.size;
+          const claimed = await runs.claim(this.owner, settings.runLeaseSeconds, free);
+          for (const run of claimed) this.startRun(run);
+          claimedAny ||= claimed.length > 0;
+          if (claimed.length < free) break;
         }
       } catch (err) {
         logger.error({ err }, "claiming runs failed; retrying");
@@ -108,6 +110,7 @@ export class QueueWorker {
   }
 
   private startRun(run: ClaimedRun): void {
+    const { settings } = this.ctx;
     const controller = new AbortController();
     const entry: ActiveRun = { run, controller, finished: Promise.resolve() };
     this.active.set(run.run_id, entry);
@@ -115,7 +118,9 @@ export class QueueWorker {
       .catch((err) => this.ctx.logger.error({ err, run_id: run.run_id }, "run bookkeeping failed"))
       .finally(() => {
         this.active.delete(run.run_id);
-        this.kick();
+        // A freed slot is filled on the next wake-up: every run end publishes one (also heard here).
+        if (this.stopping) return;
+        if (this.active.size === settings.jobsPerWorker - 1) this.kick();
       });
   }
 
@@ -162,6 +167,7 @@ export class QueueWorker {
 
     if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
       await ctx.runs.release(run.run_id, this.owner);
+      await this.publishWake();
       log.info("run released for another worker (shutdown)");
       return;
     }

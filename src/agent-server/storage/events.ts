@@ -19,6 +19,16 @@ export class EventStore {
     ]);
   }
 
+  /** Store several events of a run in one statement. */
+  async appendMany(runId: string, events: StoredEvent[]): Promise<void> {
+    if (events.length === 1) return this.append(runId, events[0]!.seq, events[0]!.event, events[0]!.data);
+    await this.pool.query(
+      `INSERT INTO run_events (run_id, seq, event, data)
+       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING`,
+      [runId, events.map((e) => e.seq), events.map((e) => e.event), events.map((e) => e.data)],
+    );
+  }
+
   /** Events with seq in (after, upTo], in order. */
   async after(runId: string, after: number, upTo?: number): Promise<StoredEvent[]> {
     const { rows } = await this.pool.query<StoredEvent>(

@@ -91,8 +91,10 @@ export class RunStore {
   async create(spec: NewRun, client?: pg.PoolClient): Promise<CreatedRun> {
     const inTransaction = <T>(fn: (c: pg.PoolClient) => Promise<T>) => (client ? fn(client) : withTransaction(this.pool, fn));
     return inTransaction(async (c) => {
-      let thread: Thread | undefined;
+      let thread: (Thread & { inflight: InflightRun[] | null }) | undefined;
       let threadId = spec.threadId;
+      // a new thread (stateless run, if_not_exists=create) has nothing in flight
+      let inflightKnown: InflightRun[] = [];
       if (threadId === null) {
         threadId = randomUUID();
         await c.query("INSERT INTO threads (thread_id, temporary, metadata) VALUES ($1, true, $2)", [
@@ -100,8 +102,16 @@ export class RunStore {
           { graph_id: spec.graphId, assistant_id: spec.assistantId },
         ]);
       } else {
-        const { rows } = await c.query<Thread>(`SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = $1 FOR UPDATE`, [threadId]);
+        // Lock the thread and read its in-flight runs in one round trip.
+        const { rows } = await c.query<Thread & { inflight: InflightRun[] | null }>(
+          `SELECT ${THREAD_COLUMNS},
+             (SELECT json_agg(json_build_object('run_id', r.run_id, 'status', r.status) ORDER BY r.seq) FROM runs r
+              WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) AS inflight
+           FROM threads t WHERE thread_id = $1 FOR UPDATE OF t`,
+          [threadId],
+        );
         thread = rows[0];
+        inflightKnown = thread?.inflight ?? [];
         if (!thread) {
           if (spec.ifNotExists !== "create") throw new NotFoundError(`Thread with ID ${threadId} not found`);
           await c.query("INSERT INTO threads (thread_id, metadata) VALUES ($1, $2)", [
@@ -110,11 +120,7 @@ export class RunStore {
           ]);
         }
       }
-      const { rows: inflight } = await c.query<InflightRun>(
-        "SELECT run_id, status FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq",
-        [threadId],
-      );
-      const plan = planMultitask(spec.strategy, inflight);
+      const plan = planMultitask(spec.strategy, inflightKnown);
       if (plan.kind === "reject") {
         throw new ConflictError(
           "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.",
@@ -139,18 +145,18 @@ export class RunStore {
           configurable: { ...spec.kwargs.config.configurable, run_id: runId, thread_id: threadId, graph_id: spec.graphId, assistant_id: spec.assistantId },
         },
       };
+      // Insert the run and mark the thread busy in one statement. The thread remembers its graph
+      // (state reads need it) and stays busy until its queue drains.
       const { rows } = await c.query<Run>(
-        `INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
+        `WITH thread AS (
+           UPDATE threads SET status = 'busy', updated_at = now(),
+             metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
+           WHERE thread_id = $2
+         )
+         INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
+         VALUES ($1, $2, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
          RETURNING ${RUN_COLUMNS}`,
-        [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0],
-      );
-      // The thread remembers its graph (state reads need it) and is busy until its queue drains.
-      await c.query(
-        `UPDATE threads SET status = 'busy', updated_at = now(),
-           metadata = jsonb_build_object('graph_id', $2::text, 'assistant_id', $3::text) || metadata
-         WHERE thread_id = $1`,
-        [threadId, spec.graphId, spec.assistantId],
+        [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId],
       );
       return { run: rows[0]!, cancelled: plan.cancelRunning };
     });
@@ -203,10 +209,12 @@ export class RunStore {
 
   /**
    * Claim the next runnable run: the oldest pending run that is the head of its thread's queue and
-   * whose thread has nothing running. SKIP LOCKED lets any number of workers claim concurrently;
-   * the partial unique index turns a lost race into an error we treat as "nothing claimed".
+   * whose thread has nothing running. Up to `limit` at once: each candidate heads a different
+   * thread's queue, so claiming several never breaks FIFO per thread. SKIP LOCKED lets any number
+   * of workers claim concurrently; the partial unique index turns a lost race into an error we
+   * treat as "nothing claimed".
    */
-  async claim(owner: string, leaseSeconds: number): Promise<ClaimedRun | undefined> {
+  async claim(owner: string, leaseSeconds: number, limit = 1): Promise<ClaimedRun[]> {
     try {
       const { rows } = await this.pool.query<ClaimedRun>(
         `UPDATE runs SET status = 'running', attempt = attempt + 1, lease_owner = $1,
@@ -214,21 +222,21 @@ export class RunStore {
            -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
            start_checkpoint_id = coalesce(start_checkpoint_id,
              (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = ''), '')
-         WHERE run_id = (
+         WHERE run_id IN (
            SELECT r.run_id FROM runs r
            WHERE r.status = 'pending' AND r.available_at <= now()
              AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.thread_id = r.thread_id AND a.status = 'running')
              AND NOT EXISTS (SELECT 1 FROM runs e WHERE e.thread_id = r.thread_id AND e.status = 'pending' AND e.seq < r.seq)
            ORDER BY r.seq
-           LIMIT 1
+           LIMIT $3
            FOR UPDATE SKIP LOCKED)
          RETURNING ${CLAIM_COLUMNS},
            (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '') AS latest_checkpoint_id`,
-        [owner, leaseSeconds],
+        [owner, leaseSeconds, limit],
       );
-      return rows[0];
+      return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
     } catch (err) {
-      if (isUniqueViolation(err)) return undefined;
+      if (isUniqueViolation(err)) return [];
       throw err;
     }
   }
