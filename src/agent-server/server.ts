@@ -90,7 +90,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     for (const spec of config.graphs) await assistants.ensureSystemAssistant(spec.graphId, spec.description, defaultConfigs[spec.graphId]);
 
     const threads = new ThreadStore(db.pool);
-    const runStore = new RunStore(db.pool);
+    const runStore = new RunStore(db.pool, !db.embedded);
     const ctx: AgentServerContext = {
       settings,
       config,
@@ -105,7 +105,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       assistants,
       threads,
       runs: runStore,
-      events: new EventStore(db.pool),
+      events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore),
     };

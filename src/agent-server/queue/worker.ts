@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { AgentServerContext } from "../context.js";
 import { type CancelMessage } from "../runs/channels.js";
-import { executeRun } from "../runs/execute.js";
+import { executeRun, type ExecutionSummary } from "../runs/execute.js";
 import { runStatusFor, type ExecutionOutcome } from "../runs/rules.js";
 import { deliverWebhook } from "../runs/webhooks.js";
 import { serializeError, toPlain, toWireJson } from "../serde.js";
@@ -139,6 +139,7 @@ export class QueueWorker {
     const graphId = String(run.kwargs.config.configurable.graph_id);
     let outcome: ExecutionOutcome;
     let graph;
+    let summary: ExecutionSummary | undefined;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       const resume =
@@ -151,7 +152,7 @@ export class QueueWorker {
       }
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
-      if (!alreadyDone) await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
+      if (!alreadyDone) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       await emitter.flush();
       outcome = { kind: "completed", interrupted: false };
     } catch (err) {
@@ -196,7 +197,14 @@ export class QueueWorker {
     let values: unknown;
     let interrupts: Record<string, unknown> | undefined;
     let hasNext = false;
-    if (graph) {
+    const k = run.kwargs;
+    const streamedFinalState =
+      outcome.kind === "completed" && summary?.lastValues !== undefined && !summary.sawInterrupt && !k.interrupt_before && !k.interrupt_after;
+    if (streamedFinalState) {
+      // The last values chunk of a run that completed without interrupts is its final state.
+      values = toPlain(summary!.lastValues);
+      interrupts = {};
+    } else if (graph) {
       try {
         const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
         values = toPlain(snapshot.values ?? {});

@@ -64,7 +64,20 @@ export function graphOptions(run: ClaimedRun, resume: boolean, signal: AbortSign
 const nsName = (mode: string, ns: string[] | null | undefined, subgraphs: boolean) =>
   subgraphs && ns && ns.length ? `${mode}|${ns.join("|")}` : mode;
 
-export async function executeRun(opts: ExecuteOptions): Promise<void> {
+/** What the worker learns from streaming a run, so it can skip re-reading the state. */
+export interface ExecutionSummary {
+  /** The last root-graph `values` chunk: the final state, unless the run stopped at an interrupt. */
+  lastValues?: unknown;
+  sawInterrupt: boolean;
+}
+
+export async function executeRun(opts: ExecuteOptions): Promise<ExecutionSummary> {
+  const summary: ExecutionSummary = { sawInterrupt: false };
+  const observe = (mode: string, ns: string[] | null, payload: unknown) => {
+    if (mode !== "values" || (ns && ns.length)) return;
+    if (payload && typeof payload === "object" && "__interrupt__" in payload) summary.sawInterrupt = true;
+    else summary.lastValues = payload;
+  };
   const { graph, run, emit } = opts;
   const userModes = run.kwargs.stream_mode.length ? run.kwargs.stream_mode : ["values"];
   const subgraphs = run.kwargs.subgraphs;
@@ -81,9 +94,10 @@ export async function executeRun(opts: ExecuteOptions): Promise<void> {
     const stream = await graph.stream(input, { ...options, streamMode: [...libModes], subgraphs });
     for await (const chunk of stream as AsyncIterable<unknown[]>) {
       const [ns, mode, payload] = subgraphs ? (chunk as [string[], LibMode, unknown]) : [null, ...(chunk as [LibMode, unknown])];
+      observe(mode, ns, payload);
       await emitModeChunk(emit, userModes, mode, payload, ns, subgraphs);
     }
-    return;
+    return summary;
   }
 
   if (userModes.includes("messages")) libModes.add("values");
@@ -97,6 +111,7 @@ export async function executeRun(opts: ExecuteOptions): Promise<void> {
     if (isRootStream) {
       const tuple = (subgraphs ? event.data.chunk : [null, ...event.data.chunk]) as [string[] | null, LibMode, unknown];
       const [ns, mode, payload] = tuple;
+      observe(mode, ns, payload);
       await emitModeChunk(emit, userModes, mode, payload, ns, subgraphs);
       if (userModes.includes("messages") && mode === "values" && (!ns || ns.length === 0)) {
         // messages/complete for every message id the state gained
@@ -121,6 +136,7 @@ export async function executeRun(opts: ExecuteOptions): Promise<void> {
       await emit("messages/partial", [partial[chunk.id]]);
     }
   }
+  return summary;
 }
 
 async function emitModeChunk(

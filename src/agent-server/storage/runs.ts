@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { withTransaction, type Queryable } from "../../shared/db/index.js";
+import { prepared, withTransaction, type Queryable } from "../../shared/db/index.js";
 import { ConflictError, NotFoundError, isUniqueViolation } from "../../shared/errors.js";
 import type { MultitaskStrategy } from "../../shared/config.js";
 import type { RunStatus } from "../api/schemas.js";
@@ -82,7 +82,15 @@ export interface CreatedRun {
 }
 
 export class RunStore {
-  constructor(private readonly pool: pg.Pool) {}
+  /** `usePrepared`: named statements for the hot path (not on PGlite; see `prepared`). */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly usePrepared = false,
+  ) {}
+
+  private q(name: string, text: string, values: unknown[]): pg.QueryConfig {
+    return prepared(this.usePrepared, `berth_runs_${name}`, text, values);
+  }
 
   /**
    * Create a run atomically with the multitask decision. The thread row is locked for the
@@ -104,11 +112,14 @@ export class RunStore {
       } else {
         // Lock the thread and read its in-flight runs in one round trip.
         const { rows } = await c.query<Thread & { inflight: InflightRun[] | null }>(
-          `SELECT ${THREAD_COLUMNS},
-             (SELECT json_agg(json_build_object('run_id', r.run_id, 'status', r.status) ORDER BY r.seq) FROM runs r
-              WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) AS inflight
-           FROM threads t WHERE thread_id = $1 FOR UPDATE OF t`,
-          [threadId],
+          this.q(
+            "lock_thread",
+            `SELECT ${THREAD_COLUMNS},
+               (SELECT json_agg(json_build_object('run_id', r.run_id, 'status', r.status) ORDER BY r.seq) FROM runs r
+                WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) AS inflight
+             FROM threads t WHERE thread_id = $1 FOR UPDATE OF t`,
+            [threadId],
+          ),
         );
         thread = rows[0];
         inflightKnown = thread?.inflight ?? [];
@@ -148,7 +159,9 @@ export class RunStore {
       // Insert the run and mark the thread busy in one statement. The thread remembers its graph
       // (state reads need it) and stays busy until its queue drains.
       const { rows } = await c.query<Run>(
-        `WITH thread AS (
+        this.q(
+          "insert",
+          `WITH thread AS (
            UPDATE threads SET status = 'busy', updated_at = now(),
              metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
            WHERE thread_id = $2
@@ -156,7 +169,8 @@ export class RunStore {
          INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
          VALUES ($1, $2, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
          RETURNING ${RUN_COLUMNS}`,
-        [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId],
+          [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId],
+        ),
       );
       return { run: rows[0]!, cancelled: plan.cancelRunning };
     });
@@ -171,7 +185,7 @@ export class RunStore {
   }
 
   async find(runId: string): Promise<Run | undefined> {
-    const { rows } = await this.pool.query<Run>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
+    const { rows } = await this.pool.query<Run>(this.q("find", `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`, [runId]));
     return rows[0];
   }
 
@@ -217,7 +231,9 @@ export class RunStore {
   async claim(owner: string, leaseSeconds: number, limit = 1): Promise<ClaimedRun[]> {
     try {
       const { rows } = await this.pool.query<ClaimedRun>(
-        `UPDATE runs SET status = 'running', attempt = attempt + 1, lease_owner = $1,
+        this.q(
+          "claim",
+          `UPDATE runs SET status = 'running', attempt = attempt + 1, lease_owner = $1,
            lease_expires_at = now() + make_interval(secs => $2), started_at = coalesce(started_at, now()), updated_at = now(),
            -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
            start_checkpoint_id = coalesce(start_checkpoint_id,
@@ -232,7 +248,8 @@ export class RunStore {
            FOR UPDATE SKIP LOCKED)
          RETURNING ${CLAIM_COLUMNS},
            (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '') AS latest_checkpoint_id`,
-        [owner, leaseSeconds, limit],
+          [owner, leaseSeconds, limit],
+        ),
       );
       return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
     } catch (err) {
@@ -244,7 +261,7 @@ export class RunStore {
   /** When the next delayed run becomes claimable, if any. */
   async nextAvailableAt(): Promise<Date | undefined> {
     const { rows } = await this.pool.query<{ at: Date | null }>(
-      "SELECT min(available_at) AS at FROM runs WHERE status = 'pending' AND available_at > now()",
+      this.q("next_available", "SELECT min(available_at) AS at FROM runs WHERE status = 'pending' AND available_at > now()", []),
     );
     return rows[0]?.at ?? undefined;
   }
@@ -256,10 +273,13 @@ export class RunStore {
   async heartbeat(runIds: string[], owner: string, leaseSeconds: number): Promise<Map<string, { cancel: string | null }>> {
     if (runIds.length === 0) return new Map();
     const { rows } = await this.pool.query<{ run_id: string; cancel_action: string | null }>(
-      `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
-       WHERE run_id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'running'
-       RETURNING run_id, cancel_action`,
-      [runIds, owner, leaseSeconds],
+      this.q(
+        "heartbeat",
+        `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
+         WHERE run_id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'running'
+         RETURNING run_id, cancel_action`,
+        [runIds, owner, leaseSeconds],
+      ),
     );
     return new Map(rows.map((r) => [r.run_id, { cancel: r.cancel_action }]));
   }
@@ -281,7 +301,9 @@ export class RunStore {
     // One statement (one round trip, atomic): end the run if this worker still owns it, then
     // update its thread. The thread stays busy while other runs wait in its queue.
     const { rows } = await this.pool.query<{ run_id: string }>(
-      `WITH ended AS (
+      this.q(
+        "finish",
+        `WITH ended AS (
          UPDATE runs SET status = $3, error = $4, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'
          RETURNING run_id, thread_id
@@ -298,7 +320,7 @@ export class RunStore {
          WHERE thread_id = (SELECT thread_id FROM ended)
        )
        SELECT run_id FROM ended`,
-      [
+        [
         args.runId,
         args.owner,
         args.status,
@@ -307,7 +329,8 @@ export class RunStore {
         args.stateHasInterrupts,
         args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
         args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
-      ],
+        ],
+      ),
     );
     return rows.length > 0;
   }

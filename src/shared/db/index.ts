@@ -87,3 +87,12 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
 }
 
 export type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
+
+/**
+ * A query config that is a named (server-side prepared) statement where that is safe: parsing and
+ * planning the queue's larger statements on every call costs more than running them. Not on
+ * PGlite: all connections share its one session, so two connections preparing the same name clash.
+ */
+export function prepared(usePrepared: boolean, name: string, text: string, values: unknown[]): pg.QueryConfig {
+  return usePrepared ? { name, text, values } : { text, values };
+}
