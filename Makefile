@@ -8,7 +8,7 @@ $(NODE_MODULES): package-lock.json
 	@touch $@
 
 ## Run the bundled example agents on embedded defaults (PGlite in examples/.berth, port 8123).
-serve: $(NODE_MODULES)
+serve: build
 	node bin/berth.js serve --config examples/langgraph.json
 
 ## Type-check (strict) and run every test (needs Postgres and Redis on 127.0.0.1; see README).
@@ -24,7 +24,7 @@ build: $(NODE_MODULES)
 	npx tsc -p tsconfig.build.json
 
 ## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default.
-bench: $(NODE_MODULES)
+bench: build
 	node --import tsx bench/agent-server.ts
 
 clean:

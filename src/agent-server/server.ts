@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
-import { MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
+import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
 import { migrate, openDatabase, withMigrationLock, type Database } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
@@ -79,8 +79,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     await (db.embedded ? setupSchema() : withMigrationLock(db.pool, setupSchema));
 
     let bus: Bus;
-    if (settings.redisUri) bus = await RedisBus.connect(settings.redisUri);
-    else if (!db.embedded) bus = await PostgresBus.connect(db.pool, db.connectionString);
+    if (settings.redisUri) bus = new LocalFirstBus(await RedisBus.connect(settings.redisUri));
+    else if (!db.embedded) bus = new LocalFirstBus(await PostgresBus.connect(db.pool, db.connectionString));
     else bus = new MemoryBus();
     cleanups.push(() => bus.close());
 

@@ -23,7 +23,7 @@ function berth(args: string[], env: Record<string, string> = {}, timeoutMs = 60_
   }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BERTH_BIN, ...args], {
-      env: { ...base, BERTH_DATA_DIR: path.join(tmp, "data"), LOG_LEVEL: "error", ...env },
+      env: { ...base, BERTH_DATA_DIR: path.join(tmp, "data"), LOG_LEVEL: "error", BERTH_FROM_SOURCE: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -144,6 +144,8 @@ export async function startChild(
       BERTH_DATA_DIR: db.dataDir,
       LOG_LEVEL: process.env.BERTH_TEST_LOG ?? "warn",
       BERTH_SSE_HEARTBEAT_SECONDS: "1",
+      // test the sources, never a stale dist/
+      BERTH_FROM_SOURCE: "1",
       ...env,
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],

@@ -194,3 +194,47 @@ export class PostgresBus extends MultiplexedBus {
     await this.listener.end().catch(() => undefined);
   }
 }
+
+/**
+ * Delivers to subscribers in this process at once and through the carrier to everyone else.
+ * In `berth serve` the API and the worker share a process, so a run's wake-up, events and
+ * completion reach their local readers without a round trip to Redis or Postgres. Messages
+ * coming back from the carrier that this process sent are dropped.
+ */
+export class LocalFirstBus implements Bus {
+  private readonly origin = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  private readonly local = new MemoryBus();
+
+  constructor(private readonly carrier: Bus) {}
+
+  get kind(): Bus["kind"] {
+    return this.carrier.kind;
+  }
+
+  get maxMessageBytes(): number {
+    return this.carrier.maxMessageBytes - this.origin.length - 1;
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.local.publish(channel, message);
+    await this.carrier.publish(channel, `${this.origin}|${message}`);
+  }
+
+  async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
+    const offLocal = await this.local.subscribe(channel, handler);
+    const offCarrier = await this.carrier.subscribe(channel, (raw) => {
+      const sep = raw.indexOf("|");
+      if (sep < 0 || raw.slice(0, sep) === this.origin) return;
+      handler(raw.slice(sep + 1));
+    });
+    return async () => {
+      await offLocal();
+      await offCarrier();
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.local.close();
+    await this.carrier.close();
+  }
+}
