@@ -5,7 +5,8 @@
  * - create→join latency p50/p99 at concurrency 1 (POST /threads/{t}/runs then GET …/join);
  * - throughput (runs/s) at concurrency 10 and 50, one thread per run;
  * - 200 runs enqueued on one thread, created at once, until the last has been joined;
- * - RSS of an idle server and with 1,000 queued runs (an API-only server, so they stay queued).
+ * - RSS of an idle server (restarted, so not counting first-time database creation) and with
+ *   1,000 queued runs (an API-only server, so they stay queued).
  *
  * The server runs as its own process (`berth serve` from a fresh dist/ build), as in production;
  * the client uses fetch.
@@ -120,6 +121,7 @@ async function startServer(db: BenchDb, env: Record<string, string> = {}): Promi
       ...env,
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    execArgv: [], // not this script's --import tsx: the server runs the compiled build
   });
   const url = await new Promise<string>((resolve, reject) => {
     child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && resolve(m.url!));
@@ -159,9 +161,14 @@ async function createAndJoin(url: string, threadId: string, i: number): Promise<
 
 async function serverBench(backend: "pglite" | "postgres") {
   const db = await createDb(backend);
+  // Idle RSS of a server that has run before: the very first start also creates the database
+  // (PGlite runs initdb in-process), which is not the steady state.
+  const first = await startServer(db);
+  for (let i = 0; i < 5; i++) await createAndJoin(first.url, await createThread(first.url), i);
+  await first.stop();
   const server = await startServer(db);
   const { url } = server;
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, 1000));
   const idleRss = await rssMb(server.child.pid!);
   for (let i = 0; i < 20; i++) await createAndJoin(url, await createThread(url), i); // warm-up
 

@@ -81,6 +81,17 @@ export interface CreatedRun {
   cancelled: { run_id: string; action: "interrupt" | "rollback" }[];
 }
 
+/** The run's identity in its config, as graphs read it (`config.configurable.run_id`…). */
+function withRunIdentity(spec: NewRun, runId: string, threadId: string): RunKwargs {
+  return {
+    ...spec.kwargs,
+    config: {
+      ...spec.kwargs.config,
+      configurable: { ...spec.kwargs.config.configurable, run_id: runId, thread_id: threadId, graph_id: spec.graphId, assistant_id: spec.assistantId },
+    },
+  };
+}
+
 export class RunStore {
   /** `usePrepared`: named statements for the hot path (not on PGlite; see `prepared`). */
   constructor(
@@ -97,6 +108,11 @@ export class RunStore {
    * transaction, so concurrent creates on one thread are ordered and `seq` is the order received.
    */
   async create(spec: NewRun, client?: pg.PoolClient): Promise<CreatedRun> {
+    if (spec.strategy === "enqueue" && spec.threadId !== null && !client) {
+      const run = await this.createEnqueued(spec, spec.threadId);
+      if (run) return { run, cancelled: [] };
+      // no such thread: the general path below answers 404 or creates it (if_not_exists)
+    }
     const inTransaction = <T>(fn: (c: pg.PoolClient) => Promise<T>) => (client ? fn(client) : withTransaction(this.pool, fn));
     return inTransaction(async (c) => {
       let thread: (Thread & { inflight: InflightRun[] | null }) | undefined;
@@ -149,31 +165,43 @@ export class RunStore {
         await c.query("UPDATE runs SET cancel_action = $2, updated_at = now() WHERE run_id = $1", [r.run_id, r.action]);
       }
       const runId = randomUUID();
-      const kwargs: RunKwargs = {
-        ...spec.kwargs,
-        config: {
-          ...spec.kwargs.config,
-          configurable: { ...spec.kwargs.config.configurable, run_id: runId, thread_id: threadId, graph_id: spec.graphId, assistant_id: spec.assistantId },
-        },
-      };
+      const kwargs = withRunIdentity(spec, runId, threadId);
       // Insert the run and mark the thread busy in one statement. The thread remembers its graph
       // (state reads need it) and stays busy until its queue drains.
-      const { rows } = await c.query<Run>(
-        this.q(
-          "insert",
-          `WITH thread AS (
-           UPDATE threads SET status = 'busy', updated_at = now(),
-             metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
-           WHERE thread_id = $2
-         )
-         INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
-         VALUES ($1, $2, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
-         RETURNING ${RUN_COLUMNS}`,
-          [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId],
-        ),
-      );
+      const { rows } = await c.query<Run>(this.insertStatement(spec, runId, threadId, kwargs));
       return { run: rows[0]!, cancelled: plan.cancelRunning };
     });
+  }
+
+  /**
+   * Insert a run and mark its thread busy in one statement. The thread remembers its graph (state
+   * reads need it) and stays busy until its queue drains. No row when the thread does not exist.
+   */
+  private insertStatement(spec: NewRun, runId: string, threadId: string, kwargs: RunKwargs): pg.QueryConfig {
+    return this.q(
+      "insert",
+      `WITH thread AS (
+         UPDATE threads SET status = 'busy', updated_at = now(),
+           metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
+         WHERE thread_id = $2
+         RETURNING thread_id
+       )
+       INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
+       SELECT $1, thread_id, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9) FROM thread
+       RETURNING ${RUN_COLUMNS}`,
+      [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId],
+    );
+  }
+
+  /**
+   * The default strategy's fast path: `enqueue` changes no other run, so it needs neither the
+   * thread lock nor a look at in-flight runs — one statement, no explicit transaction. Updating the
+   * thread row still orders concurrent creates on a thread, and `seq` is the order received.
+   */
+  private async createEnqueued(spec: NewRun, threadId: string): Promise<Run | undefined> {
+    const runId = randomUUID();
+    const { rows } = await this.pool.query<Run>(this.insertStatement(spec, runId, threadId, withRunIdentity(spec, runId, threadId)));
+    return rows[0];
   }
 
   async get(threadId: string | null, runId: string, db: Queryable = this.pool): Promise<Run> {
