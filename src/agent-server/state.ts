@@ -118,6 +118,14 @@ export class StateService {
     return out;
   }
 
+  /** Merge metadata into the newest checkpoint of the thread (what the SDK's `patchState` does). */
+  async patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<void> {
+    await this.threads.get(threadId);
+    if (!(await this.threads.patchLatestCheckpointMetadata(threadId, metadata))) {
+      throw new NotFoundError(`Thread ${threadId} has no state yet: run it or update its state first`);
+    }
+  }
+
   /**
    * Write values as if `as_node` produced them. Refused while the thread has runs in flight.
    * The answer carries the new checkpoint both as `checkpoint` (what the LangGraph servers send)

@@ -136,6 +136,29 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(replay.filter((e) => e.event === "metadata").map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 2]);
   });
 
+  it("SIGTERM drains: a run still going after the grace period is handed back and finished by another worker", async () => {
+    const server = await apiOnly();
+    const { client } = server;
+    const first = await worker({ BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: "1" });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: 1500 } } });
+    await eventually(async () => {
+      const s = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+      return texts(s.values.messages).includes("ai:step one");
+    });
+    expect(await first.stop("SIGTERM")).toBe(0); // exits cleanly after handing the run back
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("pending");
+    await worker();
+    await client.runs.join(thread.thread_id, run.run_id);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual(["human:go", "ai:step one", "ai:step two", "ai:step three"]);
+    // the event log continues across the hand-over: one metadata event per start, ids unbroken
+    const replay = await readSse(await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "Last-Event-ID": "-1" } }));
+    expect(replay.map((e) => e.id)).toEqual(replay.map((_, i) => i));
+    expect(replay.filter((e) => e.event === "metadata")).toHaveLength(2);
+  });
+
   it("a run whose workers keep dying fails after max attempts with a clear error", async () => {
     const { client } = await apiOnly({ maxAttempts: 1 });
     const first = await worker();

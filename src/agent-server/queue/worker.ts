@@ -12,7 +12,7 @@ import { hostname } from "node:os";
 import type { AgentServerContext } from "../context.js";
 import { type CancelMessage } from "../runs/channels.js";
 import { executeRun, type ExecutionSummary } from "../runs/execute.js";
-import { runStatusFor, type ExecutionOutcome } from "../runs/rules.js";
+import { runStatusFor, withInterrupts, type ExecutionOutcome } from "../runs/rules.js";
 import { deliverWebhook } from "../runs/webhooks.js";
 import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
@@ -129,8 +129,7 @@ export class QueueWorker {
     const { logger, settings } = ctx;
     const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     log.debug("run claimed");
-    const firstSeq = run.attempt > 1 ? (await ctx.events.lastSeq(run.run_id)) + 1 : 0;
-    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, firstSeq);
+    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, run.last_event_seq + 1);
     const timeout = setTimeout(() => controller.abort("timeout"), settings.runTimeoutSeconds * 1000);
     timeout.unref();
     // A cancel may have been requested between creation and claim.
@@ -142,8 +141,9 @@ export class QueueWorker {
     let summary: ExecutionSummary | undefined;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
-      const resume =
-        run.attempt > 1 && run.latest_checkpoint_id !== null && run.latest_checkpoint_id > run.start_checkpoint_id;
+      // Checkpoints newer than the run's start mean an earlier attempt (a crashed worker, or one
+      // that shut down and handed the run back) made progress: continue from there.
+      const resume = run.latest_checkpoint_id !== null && run.latest_checkpoint_id > run.start_checkpoint_id;
       let alreadyDone = false;
       if (resume) {
         const state = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
@@ -230,7 +230,7 @@ export class QueueWorker {
       log.warn("run finished but its lease had been taken over; result discarded");
       return;
     }
-    await emitter.done({ status, output: values === undefined ? undefined : toWireJson(values), error });
+    await emitter.done({ status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error });
     await this.publishWake();
     log.info({ status }, "run finished");
 

@@ -67,3 +67,13 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ["success", "error", 
 export function isTerminal(status: string): boolean {
   return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 }
+
+/**
+ * What `/wait` and `/join` answer: the final values, plus `__interrupt__` when the run stopped at
+ * interrupt() — as the values stream shows it, so clients see why the thread is waiting.
+ */
+export function withInterrupts(values: unknown, interrupts: Record<string, unknown> | undefined): unknown {
+  const all = Object.values(interrupts ?? {}).flat();
+  if (all.length === 0 || typeof values !== "object" || values === null || Array.isArray(values)) return values;
+  return { ...values, __interrupt__: all };
+}

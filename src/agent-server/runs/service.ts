@@ -9,7 +9,7 @@ import type { RunCreate, StreamMode } from "../api/schemas.js";
 import type { MultitaskStrategy } from "../../shared/config.js";
 import { ApiError, NotFoundError } from "../../shared/errors.js";
 import type { CancelMessage, DoneMessage, RunMessage } from "./channels.js";
-import { isTerminal } from "./rules.js";
+import { isTerminal, withInterrupts } from "./rules.js";
 import type { Run, RunKwargs } from "../storage/runs.js";
 
 /** Request headers copied into `config.configurable`, as the LangGraph servers do. */
@@ -168,7 +168,7 @@ export class RunService {
     }
     if (done.output !== undefined) return { status: done.status, body: JSON.parse(done.output) };
     const thread = await this.ctx.threads.find(run.thread_id);
-    return { status: done.status, body: thread?.values ?? null };
+    return { status: done.status, body: thread ? withInterrupts(thread.values ?? null, thread.interrupts) : null };
   }
 
   /** Ensure a run exists (404 otherwise) and belongs to the thread. */

@@ -32,6 +32,8 @@ export interface ClaimedRun extends Run {
   start_checkpoint_id: string;
   /** The thread's newest checkpoint at claim time. */
   latest_checkpoint_id: string | null;
+  /** The run's last stored stream event (-1: none): a resumed run continues the numbering. */
+  last_event_seq: number;
   webhook: string | null;
   started_at: Date;
   /** A cancel requested before the run was claimed. */
@@ -275,7 +277,8 @@ export class RunStore {
            LIMIT $3
            FOR UPDATE SKIP LOCKED)
          RETURNING ${CLAIM_COLUMNS},
-           (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '') AS latest_checkpoint_id`,
+           (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '') AS latest_checkpoint_id,
+           (SELECT coalesce(max(seq), -1) FROM run_events WHERE run_events.run_id = runs.run_id) AS last_event_seq`,
           [owner, leaseSeconds, limit],
         ),
       );

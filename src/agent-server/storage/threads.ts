@@ -66,6 +66,17 @@ export class ThreadStore {
     return rows[0];
   }
 
+  /** Merge metadata into the thread's newest root checkpoint; false when it has none. */
+  async patchLatestCheckpointMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE checkpoints SET metadata = metadata || $2::jsonb
+       WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = (
+         SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '')`,
+      [threadId, JSON.stringify(metadata)],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
   /** Record values written outside a run (a state update). */
   async setValues(threadId: string, values: unknown, interrupted: boolean): Promise<void> {
     await this.pool.query(

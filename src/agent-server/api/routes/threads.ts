@@ -68,6 +68,21 @@ export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   router.add({ method: "post", path: "/threads/:thread_id/state", tag, summary: "Update the thread's state", uuidParams, body: s.stateUpdate }, ({ params, body }) =>
     ctx.state.update(params.thread_id!, body),
   );
+  router.add(
+    {
+      method: "patch",
+      path: "/threads/:thread_id/state",
+      tag,
+      summary: "Merge metadata into the thread's latest checkpoint",
+      uuidParams,
+      body: z.object({ metadata: z.record(z.string(), z.unknown()) }),
+      responses: { "204": "Patched" },
+    },
+    async ({ params, body }) => {
+      await ctx.state.patchMetadata(params.thread_id!, body.metadata);
+      return Reply.noContent();
+    },
+  );
   router.add({ method: "post", path: "/threads/:thread_id/state/checkpoint", tag, summary: "The thread's state at a checkpoint", uuidParams, body: s.stateCheckpointQuery }, ({ params, body }) =>
     ctx.state.get(params.thread_id!, { checkpoint: body.checkpoint, subgraphs: body.subgraphs }),
   );
