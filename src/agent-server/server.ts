@@ -152,17 +152,14 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       port,
       close(graceSeconds?: number) {
         closing ??= (async () => {
-          if (server) {
-            const s = server;
-            await new Promise<void>((r) => {
-              s.close(() => r());
-              // Streams and long waits hold connections; they end when their runs do or below.
-              s.closeIdleConnections();
-            });
-          }
+          // 1. stop accepting connections; 2. stop claiming and drain running runs (the grace
+          // period starts now, not after clients hang up); 3. end open streams and waits.
+          const serverClosed = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
+          server?.closeIdleConnections();
           await scheduler?.stop();
           await worker?.stop(graceSeconds);
           server?.closeAllConnections();
+          await serverClosed;
           await cleanup(); // stopping twice is harmless: worker and scheduler stop once
         })();
         return closing;

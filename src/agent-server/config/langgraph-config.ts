@@ -69,6 +69,8 @@ export const langgraphConfigSchema = z
 export type LanggraphConfig = z.infer<typeof langgraphConfigSchema>;
 
 const TOP_LEVEL_KEYS = Object.keys(langgraphConfigSchema.shape);
+/** Keys of the LangGraph format we read but do not act on yet: a warning, never silence. */
+const NOT_SUPPORTED_YET = ["http.app", "http.mount_prefix", "http.disable_mcp", "http.configurable_headers", "auth", "store", "checkpointer", "ui", "ui_config"];
 const HTTP_KEYS = Object.keys(httpSchema.shape);
 
 export interface GraphSpec {
@@ -116,6 +118,13 @@ export function parseLanggraphConfig(
   }
   for (const key of Object.keys(config.http ?? {})) {
     if (!HTTP_KEYS.includes(key)) warnings.push(unknownKeyWarning(where, `http.${key}`, key, HTTP_KEYS));
+  }
+  for (const key of NOT_SUPPORTED_YET) {
+    const [top, sub] = key.split(".");
+    const v = (config as Record<string, any>)[top!];
+    if (v !== undefined && (sub === undefined || v?.[sub] !== undefined)) {
+      warnings.push(`${where}: "${key}" is not supported by Berth yet and is ignored`);
+    }
   }
   const configDir = path.dirname(path.resolve(configPath));
   const graphs = Object.entries(config.graphs).map(([graphId, spec]) => {

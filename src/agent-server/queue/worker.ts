@@ -234,7 +234,7 @@ export class QueueWorker {
     await this.publishWake();
     log.info({ status }, "run finished");
 
-    if (run.webhook) void this.sendWebhook(run, status, values, error);
+    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void this.sendWebhook(run, status, values, error);
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }

@@ -143,7 +143,14 @@ export class RunService {
       if (msg.type === "done") finish(msg);
     });
     const check = async () => {
-      const run = await runs.find(runId).catch(() => undefined);
+      let run;
+      try {
+        run = await runs.find(runId);
+      } catch (err) {
+        // A failed look-up says nothing about the run: keep waiting, the next poll retries.
+        this.ctx.logger.warn({ err, run_id: runId }, "checking a run's status failed");
+        return;
+      }
       if (!run) finish({ type: "done", status: "rollback", last_seq: -1 });
       else if (isTerminal(run.status)) finish({ type: "done", status: run.status, last_seq: -1 });
     };

@@ -81,7 +81,12 @@ export async function streamRun(ctx: AgentServerContext, res: Response, opts: St
     if (!closed) res.write(": heartbeat\n\n");
   }, settings.heartbeatSeconds * 1000);
   const poll = setInterval(async () => {
-    const run = await runs.find(opts.runId).catch(() => undefined);
+    let run;
+    try {
+      run = await runs.find(opts.runId);
+    } catch {
+      return; // a failed look-up says nothing about the run; the next poll retries
+    }
     if (!run || isTerminal(run.status)) {
       finished ??= { type: "done", status: run?.status ?? "rollback", last_seq: Number.MAX_SAFE_INTEGER };
       wake?.();

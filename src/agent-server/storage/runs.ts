@@ -382,9 +382,9 @@ export class RunStore {
       // checkpoint ids are time-ordered (uuid6): everything newer than the start was written by this run
       await c.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_id > $2", [threadId, startCheckpointId]);
       await c.query("DELETE FROM checkpoints WHERE thread_id = $1 AND checkpoint_id > $2", [threadId, startCheckpointId]);
-      // Channel versions are plain counters, so the next run would write the same (thread, channel,
-      // version) keys again and the checkpointer keeps the first blob (ON CONFLICT DO NOTHING):
-      // drop the blobs no remaining checkpoint refers to, or the rolled-back values come back.
+      // Drop the channel values no remaining checkpoint refers to. (With plain counter versions the
+      // next run would even read them back; BerthPostgresSaver's versions cannot collide, so this
+      // is now only reclaiming space.)
       await c.query(
         `DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (
            SELECT 1 FROM checkpoints k WHERE k.thread_id = b.thread_id AND k.checkpoint_ns = b.checkpoint_ns
