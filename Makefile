@@ -14,7 +14,7 @@ serve: build
 ## Type-check (strict) and run every test (needs Postgres and Redis on 127.0.0.1; see README).
 test: $(NODE_MODULES)
 	npx tsc -p tsconfig.json --noEmit
-	npx vitest run
+	npx vitest run $(VITEST_FLAGS)
 
 typecheck: $(NODE_MODULES)
 	npx tsc -p tsconfig.json --noEmit

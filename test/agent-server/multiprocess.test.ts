@@ -159,6 +159,23 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(replay.filter((e) => e.event === "metadata")).toHaveLength(2);
   });
 
+  it("a cancel sent to the API process stops the run in the worker process", async () => {
+    const { client } = await apiOnly();
+    await worker();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: 1500 } } });
+    await eventually(async () => {
+      const s = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+      return texts(s.values.messages).includes("ai:step one");
+    });
+    const t0 = Date.now();
+    await client.runs.cancel(thread.thread_id, run.run_id, true, "interrupt");
+    expect(Date.now() - t0).toBeLessThan(1500); // the signal crossed processes; no lease expiry involved
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).not.toContain("ai:step three");
+  });
+
   it("a run whose workers keep dying fails after max attempts with a clear error", async () => {
     const { client } = await apiOnly({ maxAttempts: 1 });
     const first = await worker();
@@ -208,6 +225,36 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(ids).toEqual(ids.map((_, i) => i)); // every event once, in order, no gaps
     const updates = [...before, ...resumed].filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0]);
     expect(updates).toEqual(["one", "two", "three"]);
+  });
+});
+
+postgresOnly("Postgres without Redis: signals over LISTEN/NOTIFY", () => {
+  let db: TestDatabase | undefined;
+  const children: ChildServer[] = [];
+  afterEach(async () => {
+    for (const c of children.splice(0)) await c.stop("SIGKILL");
+    await db?.drop();
+  });
+
+  it("an API process and a worker process wake, stream and cancel through Postgres alone", async () => {
+    db = await createTestDatabase("postgres");
+    db.redisUri = undefined; // no REDIS_URI: the bus is LISTEN/NOTIFY
+    const api = await startChild("serve", db, { N_JOBS_PER_WORKER: "0" });
+    children.push(api, await startChild("worker", db));
+    const client = new Client({ apiUrl: api.url!, callerOptions: { maxRetries: 0 } });
+    expect(((await (await fetch(`${api.url}/info`)).json()) as { host: { bus: string } }).host.bus).toBe("postgres");
+
+    const thread = await client.threads.create();
+    const t0 = Date.now();
+    const events = [];
+    for await (const e of client.runs.stream(thread.thread_id, "slow", { input: userMessage("over notify"), streamMode: "updates" })) events.push(e);
+    expect(Date.now() - t0).toBeLessThan(5000); // picked up by a wake-up, not the 10 s safety poll
+    expect(events.map((e) => e.event)).toEqual(["metadata", "updates"]);
+
+    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("x"), config: { configurable: { delay_ms: 10_000 } } });
+    await eventually(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "running");
+    await client.runs.cancel(thread.thread_id, run.run_id, true, "interrupt");
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
   });
 });
 

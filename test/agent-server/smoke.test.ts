@@ -22,3 +22,18 @@ describeBackends("agent server basics", (backend) => {
     expect(finished.status).toBe("success");
   });
 });
+
+describeBackends("graph loading", (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(backend);
+  });
+  afterAll(() => server?.close());
+
+  it("runs a graph written in plain JavaScript, and an uncompiled StateGraph default export", async () => {
+    const named = (await server.client.runs.wait(null, "plainjs", { input: userMessage("hi") })) as { messages: { content: string }[] };
+    expect(named.messages.at(-1)!.content).toBe("js: hi");
+    const byDefault = (await server.client.runs.wait(null, "plainjs_default", { input: userMessage("hi") })) as { messages: { content: string }[] };
+    expect(byDefault.messages.at(-1)!.content).toBe("from the default export");
+  });
+});
