@@ -21,7 +21,10 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
 import { openDatabase } from "../src/shared/db/index.js";
-import { graph as chatGraph } from "../examples/chat/agent.js";
+
+// The benchmark measures Berth, not a model provider: the example agent uses its offline model.
+process.env.BERTH_CHAT_MODEL = "echo";
+const { graph: chatGraph } = await import("../examples/chat/agent.js");
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONFIG = path.join(ROOT, "examples/langgraph.json");

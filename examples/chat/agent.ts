@@ -1,11 +1,11 @@
 /**
- * A chat agent: `messages` state, one model call per turn. It uses the offline EchoChatModel, so it
- * runs anywhere; swap in any LangChain chat model (ChatOpenAI, ChatAnthropic…) for a real one.
+ * A chat agent: `messages` state, one model call per turn. Offline by default (EchoChatModel);
+ * set OPENAI_API_KEY or ANTHROPIC_API_KEY (or BERTH_CHAT_MODEL) for a real model — see model.ts.
  */
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
-import { EchoChatModel } from "./echo-model.js";
+import { chatModel } from "./model.js";
 
-const model = new EchoChatModel();
+const model = await chatModel();
 
 export const graph = new StateGraph(MessagesAnnotation)
   .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
