@@ -9,6 +9,7 @@ import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../sh
 import type { AgentServerSettings } from "../shared/config.js";
 import { migrate, openDatabase, withMigrationLock, type Database } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
+import { listen } from "../shared/net.js";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
@@ -169,25 +170,6 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     await cleanup();
     throw err;
   }
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === "EADDRINUSE"
-          ? new Error(`port ${port} on ${host} is already in use: stop the other process or pass --port <n>`)
-          : err.code === "EACCES"
-            ? new Error(`not allowed to listen on ${host}:${port}: pick a port above 1024 with --port`)
-            : err,
-      );
-    };
-    server.once("error", onError);
-    server.listen(port, host, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
 }
 
 /** `LANGGRAPH_CONFIG`: default configs of the system assistants, `{graphId: {configurable…}}`. */

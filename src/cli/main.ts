@@ -7,6 +7,7 @@ import path from "node:path";
 import { Command, Option } from "commander";
 import { ConfigError, resolveAgentServerSettings, type AgentServerSettings } from "../shared/config.js";
 import { createLogger } from "../shared/logging.js";
+import { listen } from "../shared/net.js";
 import { startAgentServer, type AgentServerHandle } from "../agent-server/server.js";
 import { BERTH_VERSION } from "../agent-server/version.js";
 
@@ -82,21 +83,11 @@ async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
 }
 
 /** Resolve when `host:port` can be bound; reject with a clear message when it is in use. */
-function ensurePortFree(port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.once("error", (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === "EADDRINUSE"
-          ? new Error(`port ${port} on ${host} is already in use: stop the other process or pass --port <n>`)
-          : err.code === "EACCES"
-            ? new Error(`not allowed to listen on ${host}:${port}: pick a port above 1024 with --port`)
-            : err,
-      );
-    });
-    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
-  });
+async function ensurePortFree(port: number, host: string): Promise<void> {
+  const probe = net.createServer();
+  probe.unref();
+  await listen(probe, port, host);
+  await new Promise<void>((r) => probe.close(() => r()));
 }
 
 const common = (cmd: Command) =>
