@@ -8,11 +8,38 @@
  * version numbers again and silently reads the first branch's values. Like the Python
  * checkpointer, we append a random suffix to the zero-padded counter, so versions still order
  * correctly as strings and never collide.
+ *
+ * It also lets the queue worker fence writes: a worker that lost a run's lease (it froze, or its
+ * heartbeats could not reach the database) must not add checkpoints to a thread another worker
+ * now owns.
  */
 import { randomBytes } from "node:crypto";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 
+/**
+ * Called before every checkpoint write with the writing run's config; throws to refuse the write.
+ * The queue worker installs one that refuses writes of runs whose lease this process lost.
+ */
+export type WriteFence = (config: RunnableConfig) => Promise<void>;
+
 export class BerthPostgresSaver extends PostgresSaver {
+  private fence?: WriteFence;
+
+  setWriteFence(fence: WriteFence | undefined): void {
+    this.fence = fence;
+  }
+
+  override async put(...args: Parameters<PostgresSaver["put"]>): ReturnType<PostgresSaver["put"]> {
+    await this.fence?.(args[0]);
+    return super.put(...args);
+  }
+
+  override async putWrites(...args: Parameters<PostgresSaver["putWrites"]>): ReturnType<PostgresSaver["putWrites"]> {
+    await this.fence?.(args[0]);
+    return super.putWrites(...args);
+  }
+
   // Typed as number by the base class (BaseCheckpointSaver<number>); LangGraph treats versions as
   // opaque and compares strings with localeCompare, which orders zero-padded counters correctly.
   override getNextVersion(current: number | undefined): number {

@@ -60,7 +60,12 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     for (const c of cleanups.reverse()) await c().catch((err) => logger.warn({ err }, "cleanup step failed"));
   };
   try {
-    const db: Database = await openDatabase({ uri: settings.databaseUri, dataDir: settings.dataDir });
+    const db: Database = await openDatabase({
+      uri: settings.databaseUri,
+      dataDir: settings.dataDir,
+      // a frozen process must not hold row locks longer than it may hold a run
+      idleInTransactionTimeoutMs: Math.max(2000, settings.runLeaseSeconds * 1000),
+    });
     cleanups.push(() => db.close());
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
     const checkpointer = new BerthPostgresSaver(db.pool);

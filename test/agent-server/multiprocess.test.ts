@@ -176,6 +176,32 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(texts(state.values.messages)).not.toContain("ai:step three");
   });
 
+  it("a worker frozen past its lease (SIGSTOP) loses the run and, woken up, writes nothing to it", async () => {
+    const server = await apiOnly();
+    const { client } = server;
+    const frozen = await worker();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: 1500 } } });
+    await eventually(async () => {
+      const s = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+      return texts(s.values.messages).includes("ai:step one");
+    });
+    frozen.child.kill("SIGSTOP");
+    await worker();
+    await client.runs.join(thread.thread_id, run.run_id);
+    frozen.child.kill("SIGCONT"); // it wakes up mid-step, still believing it owns the run
+    await new Promise((r) => setTimeout(r, 4000));
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual(["human:go", "ai:step one", "ai:step two", "ai:step three"]);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    const history = await client.threads.getHistory<{ messages: Msg[] }>(thread.thread_id, { limit: 100 });
+    // every checkpoint of the thread is on one line of descent: no branch written by the zombie
+    const ids = new Set(history.map((h) => h.checkpoint.checkpoint_id));
+    const parents = history.map((h) => h.parent_checkpoint?.checkpoint_id).filter(Boolean);
+    expect(new Set(parents).size).toBe(parents.length);
+    expect(parents.every((p) => ids.has(p!))).toBe(true);
+  });
+
   it("a run whose workers keep dying fails after max attempts with a clear error", async () => {
     const { client } = await apiOnly({ maxAttempts: 1 });
     const first = await worker();

@@ -17,6 +17,7 @@ import { deliverWebhook } from "../runs/webhooks.js";
 import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
+import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
 
 type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
 
@@ -24,6 +25,8 @@ interface ActiveRun {
   run: ClaimedRun;
   controller: AbortController;
   finished: Promise<void>;
+  /** When the database last confirmed this worker holds the run's lease (claim or heartbeat). */
+  leaseConfirmedAt: number;
 }
 
 const SAFETY_POLL_MS = 10_000;
@@ -47,6 +50,7 @@ export class QueueWorker {
 
   async start(): Promise<void> {
     const { bus, channels, settings } = this.ctx;
+    if (this.ctx.checkpointer instanceof BerthPostgresSaver) this.ctx.checkpointer.setWriteFence(this.fence);
     this.unsubscribes.push(await bus.subscribe(channels.wake, () => this.kick()));
     this.unsubscribes.push(
       await bus.subscribe(channels.cancel, (raw) => {
@@ -112,7 +116,7 @@ export class QueueWorker {
   private startRun(run: ClaimedRun): void {
     const { settings } = this.ctx;
     const controller = new AbortController();
-    const entry: ActiveRun = { run, controller, finished: Promise.resolve() };
+    const entry: ActiveRun = { run, controller, finished: Promise.resolve(), leaseConfirmedAt: Date.now() };
     this.active.set(run.run_id, entry);
     entry.finished = this.execute(run, controller)
       .catch((err) => this.ctx.logger.error({ err, run_id: run.run_id }, "run bookkeeping failed"))
@@ -263,8 +267,11 @@ export class QueueWorker {
     const ids = [...this.active.keys()];
     try {
       const alive = await this.ctx.runs.heartbeat(ids, this.owner, this.ctx.settings.runLeaseSeconds);
+      const now = Date.now();
       for (const id of ids) {
         const state = alive.get(id);
+        const entry = this.active.get(id);
+        if (state && entry) entry.leaseConfirmedAt = now;
         if (!state) {
           // Finished in the meantime, or our lease was taken over.
           const a = this.active.get(id);
@@ -277,6 +284,25 @@ export class QueueWorker {
       this.ctx.logger.warn({ err }, "heartbeat failed");
     }
   }
+
+  /**
+   * Refuse checkpoint writes of a run whose lease this worker may have lost: when the lease has not
+   * been confirmed for half its length (this process froze, or heartbeats failed), ask the
+   * database before writing; if another worker owns the run now, stop this execution.
+   */
+  private readonly fence: WriteFence = async (config) => {
+    const runId = config.configurable?.run_id;
+    const entry = typeof runId === "string" ? this.active.get(runId) : undefined;
+    if (!entry) return; // not a run this worker executes (e.g. a state update through the API)
+    const halfLease = (this.ctx.settings.runLeaseSeconds * 1000) / 2;
+    if (Date.now() - entry.leaseConfirmedAt < halfLease) return;
+    if (await this.stillOurs(runId as string)) {
+      entry.leaseConfirmedAt = Date.now();
+      return;
+    }
+    this.abort(runId as string, "lease-lost");
+    throw new Error(`run ${runId} is owned by another worker now: checkpoint write refused`);
+  };
 
   private async stillOurs(runId: string): Promise<boolean> {
     const { rows } = await this.ctx.pool.query("SELECT 1 FROM runs WHERE run_id = $1 AND lease_owner = $2", [runId, this.owner]);

@@ -23,11 +23,23 @@ export interface DatabaseOptions {
   uri?: string;
   dataDir: string;
   poolMax?: number;
+  /**
+   * Postgres ends a session left idle inside a transaction this long (ms). A process that froze
+   * (or lost its network) mid-transaction would otherwise hold its row locks forever and block
+   * whoever takes over its work.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.uri) {
-    const pool = new pg.Pool({ connectionString: options.uri, max: options.poolMax ?? 20 });
+    const pool = new pg.Pool({
+      connectionString: options.uri,
+      max: options.poolMax ?? 20,
+      ...(options.idleInTransactionTimeoutMs
+        ? { options: `-c idle_in_transaction_session_timeout=${Math.round(options.idleInTransactionTimeoutMs)}` }
+        : {}),
+    });
     pool.on("error", () => undefined); // idle client errors surface on the next query instead
     try {
       await pool.query("SELECT 1");

@@ -23,6 +23,9 @@ export async function withMigrationLock<T>(pool: pg.Pool, fn: () => Promise<T>):
     await client.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
     return await fn();
   } finally {
+    // The lock belongs to the session: release it before the connection goes back to the pool,
+    // or it stays held (blocking every other process's start-up) until the connection closes.
+    await client.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]).catch(() => undefined);
     client.release();
   }
 }
