@@ -86,3 +86,24 @@ describeBackends("run lifecycle", (backend) => {
     expect(res.status).toBe(422);
   });
 });
+
+describeBackends("run time limit", (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(backend, { runTimeoutSeconds: 1 });
+  });
+  afterAll(() => server?.close());
+
+  it("a run over BG_JOB_TIMEOUT_SECS ends with status timeout and a clear error", async () => {
+    const { client } = server;
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("slow"), config: { configurable: { delay_ms: 10_000 } } });
+    const result = (await client.runs.join(thread.thread_id, run.run_id)) as { __error__?: { error: string; message: string } };
+    expect(result.__error__).toEqual({ error: "TimeoutError", message: "Run exceeded its time limit of 1 s" });
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("timeout");
+    expect((await client.threads.get(thread.thread_id)).status).toBe("error");
+    // the thread takes the next run normally
+    await client.runs.wait(thread.thread_id, "slow", { input: userMessage("quick") });
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+});
