@@ -30,6 +30,8 @@ interface ActiveRun {
 }
 
 const SAFETY_POLL_MS = 10_000;
+/** How long shutdown waits for aborted runs to hand themselves back. */
+const ABORT_DEADLINE_MS = 10_000;
 
 export class QueueWorker {
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -349,7 +351,12 @@ export class QueueWorker {
     const graceful = await Promise.race([all().then(() => true), sleep(graceSeconds * 1000).then(() => false)]);
     if (!graceful) {
       for (const id of this.active.keys()) this.abort(id, "shutdown");
-      await all();
+      // A run stuck where the abort cannot reach it (a hung call in a node) must not keep the
+      // process alive forever: give up after a while; its lease lapses and another worker resumes it.
+      const handedBack = await Promise.race([all().then(() => true), sleep(ABORT_DEADLINE_MS).then(() => false)]);
+      if (!handedBack) {
+        this.ctx.logger.warn({ runs: [...this.active.keys()] }, "runs did not stop after abort; leaving them to lease expiry");
+      }
     }
     // Leases are renewed until the last run has finished or been handed back.
     clearInterval(this.heartbeatTimer);
