@@ -1,5 +1,6 @@
 /** The services of one agent server process, created once at start-up and passed around. */
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import type pg from "pg";
 import type { Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
@@ -25,7 +26,7 @@ export interface AgentServerContext {
   channels: Channels;
   registry: GraphRegistry;
   checkpointer: BaseCheckpointSaver;
-  store: BaseStore;
+  store: PostgresStore;
   assistants: AssistantStore;
   threads: ThreadStore;
   runs: RunStore;

@@ -276,4 +276,15 @@ describeBackends("store API", (backend) => {
   it("deleting a missing item is not an error", async () => {
     expect(await statusOf(server.client.store.deleteItem([root()], "never-there"))).toBe(200);
   });
+  it("ttl (minutes) sets the item's expiry; expired items are not returned", async () => {
+    await server.client.store.putItem(["ttl"], "k", { v: 1 }, { ttl: 5 });
+    const { rows } = await server.handle.ctx.pool.query<{ minutes: number }>(
+      "SELECT extract(epoch FROM expires_at - now()) / 60 AS minutes FROM store WHERE namespace_path = 'ttl' AND key = 'k'",
+    );
+    expect(Number(rows[0]!.minutes)).toBeGreaterThan(4);
+    expect(Number(rows[0]!.minutes)).toBeLessThanOrEqual(5);
+    await server.handle.ctx.pool.query("UPDATE store SET expires_at = now() - interval '1 second' WHERE namespace_path = 'ttl'");
+    expect(await server.client.store.getItem(["ttl"], "k")).toBeNull();
+    expect((await server.client.store.searchItems(["ttl"])).items).toEqual([]);
+  });
 });

@@ -1,0 +1,133 @@
+/**
+ * Store items read with our own SQL on LangGraph PostgresStore's `store` table, for the operations
+ * where the library falls short: its search matches namespace prefixes as text (["user"] also
+ * finds ["users"]) and refuses an empty prefix (the whole store), and its namespace listing drops
+ * namespaces deeper than max_depth instead of truncating them. Writes and single-item reads go
+ * through the library, like graphs' own `getStore()` calls.
+ */
+import type pg from "pg";
+import { ValidationError } from "../../shared/errors.js";
+import { SqlBuilder } from "./sql.js";
+
+export interface StoreItem {
+  namespace: string[];
+  key: string;
+  value: unknown;
+  createdAt?: Date;
+  updatedAt?: Date;
+  score?: number;
+}
+
+/**
+ * PostgresStore keeps a namespace as its labels joined with ':' and refuses labels with LIKE
+ * wildcards ('%', '_', '\') or the root "langgraph". Labels it would refuse (a 500) or mangle
+ * (':' splits into two labels) are refused here with a 422 instead, so what goes in over HTTP
+ * comes back out the same, and graphs can read it.
+ */
+const SEPARATOR = ":";
+export function checkNamespace(namespace: string[], where: (string | number)[]): void {
+  namespace.forEach((label, i) => {
+    const bad =
+      label === ""
+        ? "must not be empty"
+        : label.includes(".")
+          ? "must not contain '.'"
+          : label.includes(SEPARATOR)
+            ? "must not contain ':' (the store's label separator)"
+            : /[%_\\]/.test(label)
+              ? "must not contain '%', '_' or '\\' (reserved by the store's prefix matching)"
+              : i === 0 && label === "langgraph"
+                ? 'the root label "langgraph" is reserved'
+                : undefined;
+    if (bad) throw ValidationError.field([...where, i], `namespace label ${JSON.stringify(label)} ${bad}`);
+  });
+}
+
+/** SQL for "the namespace path equals or lies under `labels`" (no LIKE: labels are matched literally). */
+function underPrefix(b: SqlBuilder, labels: string[] | undefined): void {
+  if (!labels?.length) return;
+  const path = labels.join(SEPARATOR);
+  b.and(`(namespace_path = ${b.p(path)} OR starts_with(namespace_path, ${b.p(path + SEPARATOR)}))`);
+}
+
+/** The value filters PostgresStore understands: equality (nested objects by containment) and $-operators. */
+function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | undefined): void {
+  const numeric: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
+  for (const [key, cond] of Object.entries(filter ?? {})) {
+    const isOps = typeof cond === "object" && cond !== null && !Array.isArray(cond) && Object.keys(cond).some((k) => k.startsWith("$"));
+    if (!isOps) {
+      if (typeof cond === "object" && cond !== null) b.and(`value @> ${b.p(JSON.stringify({ [key]: cond }))}::jsonb`);
+      else b.and(`value ->> ${b.p(key)} = ${b.p(String(cond))}`);
+      continue;
+    }
+    for (const [op, v] of Object.entries(cond as Record<string, unknown>)) {
+      if (op === "$eq") b.and(`value ->> ${b.p(key)} = ${b.p(String(v))}`);
+      else if (op === "$ne") b.and(`value ->> ${b.p(key)} IS DISTINCT FROM ${b.p(String(v))}`);
+      else if (numeric[op]) {
+        const n = Number(v);
+        if (!Number.isFinite(n)) throw ValidationError.field(["body", "filter", key, op], "must be a number");
+        b.and(`(CASE WHEN jsonb_typeof(value -> ${b.p(key)}) = 'number' THEN (value ->> ${b.p(key)})::numeric END) ${numeric[op]} ${b.p(n)}`);
+      } else if (op === "$in" || op === "$nin") {
+        if (!Array.isArray(v)) throw ValidationError.field(["body", "filter", key, op], "must be an array");
+        const clause = `value ->> ${b.p(key)} = ANY(${b.p(v.map(String))}::text[])`;
+        b.and(op === "$in" ? clause : `NOT coalesce(${clause}, false)`);
+      } else if (op === "$exists") b.and(`${v ? "" : "NOT "}(value ? ${b.p(key)})`);
+      else throw ValidationError.field(["body", "filter", key, op], "unknown filter operator (use $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin or $exists)");
+    }
+  }
+}
+
+const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > CURRENT_TIMESTAMP)";
+
+export async function searchItems(
+  pool: pg.Pool,
+  q: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; query?: string | null; limit: number; offset: number },
+): Promise<StoreItem[]> {
+  const b = new SqlBuilder();
+  b.and(NOT_EXPIRED);
+  underPrefix(b, q.namespace_prefix);
+  valueFilter(b, q.filter);
+  let score = "NULL::float8";
+  if (q.query) {
+    const text = b.p(q.query);
+    const like = b.p(`%${q.query.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
+    score = `ts_rank(to_tsvector('english', value::text), plainto_tsquery('english', ${text}))`;
+    b.and(`(to_tsvector('english', value::text) @@ plainto_tsquery('english', ${text}) OR value::text ILIKE ${like})`);
+  }
+  const { rows } = await pool.query<{ namespace_path: string; key: string; value: unknown; created_at: Date; updated_at: Date; score: number | null }>(
+    `SELECT namespace_path, key, value, created_at, updated_at, ${score} AS score FROM store ${b.whereSql()}
+     ORDER BY ${q.query ? "score DESC, " : ""}updated_at DESC, namespace_path, key
+     LIMIT ${b.p(q.limit)} OFFSET ${b.p(q.offset)}`,
+    b.params,
+  );
+  return rows.map((r) => ({
+    namespace: r.namespace_path.split(SEPARATOR),
+    key: r.key,
+    value: r.value,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(r.score !== null ? { score: Number(r.score) } : {}),
+  }));
+}
+
+export async function listNamespaces(
+  pool: pg.Pool,
+  q: { prefix?: string[]; suffix?: string[]; max_depth?: number; limit: number; offset: number },
+): Promise<string[][]> {
+  const b = new SqlBuilder();
+  b.and(NOT_EXPIRED);
+  underPrefix(b, q.prefix);
+  if (q.suffix?.length) {
+    const path = q.suffix.join(SEPARATOR);
+    b.and(`(namespace_path = ${b.p(path)} OR right(namespace_path, ${b.p(path.length + 1)}::int) = ${b.p(SEPARATOR + path)})`);
+  }
+  // max_depth truncates deeper namespaces to their first labels (and de-duplicates them).
+  const ns = q.max_depth
+    ? `array_to_string((string_to_array(namespace_path, '${SEPARATOR}'))[1:${b.p(q.max_depth)}::int], '${SEPARATOR}')`
+    : "namespace_path";
+  const { rows } = await pool.query<{ ns: string }>(
+    `SELECT DISTINCT ${ns} AS ns FROM store ${b.whereSql()} ORDER BY ns LIMIT ${b.p(q.limit)} OFFSET ${b.p(q.offset)}`,
+    b.params,
+  );
+  return rows.map((r) => r.ns.split(SEPARATOR));
+}
