@@ -237,7 +237,8 @@ export class QueueWorker {
       return;
     }
     await emitter.done({ status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error });
-    await this.publishWake();
+    // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
+    if (owned.morePending) await this.publishWake();
     log.info({ status }, "run finished");
 
     if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void this.sendWebhook(run, status, values, error);

@@ -316,8 +316,8 @@ export class RunStore {
   }
 
   /**
-   * End a run and update its thread in one transaction. Returns false when this worker no longer
-   * owns the run (its lease was taken over), in which case nothing is written.
+   * End a run and update its thread. Returns undefined when this worker no longer owns the run
+   * (its lease was taken over), in which case nothing is written.
    */
   async finish(args: {
     runId: string;
@@ -328,10 +328,10 @@ export class RunStore {
     threadValues?: unknown;
     threadInterrupts?: Record<string, unknown>;
     stateHasInterrupts: boolean;
-  }): Promise<boolean> {
+  }): Promise<{ morePending: boolean } | undefined> {
     // One statement (one round trip, atomic): end the run if this worker still owns it, then
     // update its thread. The thread stays busy while other runs wait in its queue.
-    const { rows } = await this.pool.query<{ run_id: string }>(
+    const { rows } = await this.pool.query<{ run_id: string; more_pending: boolean }>(
       this.q(
         "finish",
         `WITH ended AS (
@@ -350,7 +350,8 @@ export class RunStore {
            updated_at = now(), state_updated_at = now()
          WHERE thread_id = (SELECT thread_id FROM ended)
        )
-       SELECT run_id FROM ended`,
+       -- whether anything waits in the queue: if not, nobody needs a wake-up
+       SELECT run_id, EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND run_id <> $1) AS more_pending FROM ended`,
         [
         args.runId,
         args.owner,
@@ -363,7 +364,7 @@ export class RunStore {
         ],
       ),
     );
-    return rows.length > 0;
+    return rows[0] ? { morePending: rows[0].more_pending } : undefined;
   }
 
   /** Give a run back to the queue (worker shutting down). Its attempt is not counted. */
