@@ -10,6 +10,7 @@ import type { MultitaskStrategy } from "../../shared/config.js";
 import { ApiError, NotFoundError } from "../../shared/errors.js";
 import type { CancelMessage, DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal, withInterrupts } from "./rules.js";
+import { toWireJson } from "../serde.js";
 import type { Run, RunKwargs } from "../storage/runs.js";
 
 /** Request headers copied into `config.configurable`, as the LangGraph servers do. */
@@ -143,16 +144,20 @@ export class RunService {
       if (msg.type === "done") finish(msg);
     });
     const check = async () => {
-      let run;
+      let ended;
       try {
-        run = await runs.find(runId);
+        ended = await runs.endState(runId);
       } catch (err) {
         // A failed look-up says nothing about the run: keep waiting, the next poll retries.
         this.ctx.logger.warn({ err, run_id: runId }, "checking a run's status failed");
         return;
       }
-      if (!run) finish({ type: "done", status: "rollback", last_seq: -1 });
-      else if (isTerminal(run.status)) finish({ type: "done", status: run.status, last_seq: -1 });
+      if (!ended) finish({ type: "done", status: "rollback", last_seq: -1 });
+      else if (isTerminal(ended.status)) {
+        // The thread's values come with the status, so the answer needs no further query.
+        const output = ended.values === null ? undefined : toWireJson(withInterrupts(ended.values, ended.interrupts ?? undefined));
+        finish({ type: "done", status: ended.status, last_seq: -1, output });
+      }
     };
     const poll = setInterval(() => void check(), Math.min(2000, settings.heartbeatSeconds * 1000));
     const onAbort = () => finish({ type: "done", status: "aborted", last_seq: -1 });

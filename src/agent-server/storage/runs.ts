@@ -219,6 +219,18 @@ export class RunStore {
     return rows[0];
   }
 
+  /** A run's status with its thread's values and interrupts, in one query (for /wait and /join). */
+  async endState(runId: string): Promise<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null } | undefined> {
+    const { rows } = await this.pool.query<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null }>(
+      this.q(
+        "end_state",
+        `SELECT r.status, t."values", t.interrupts FROM runs r JOIN threads t USING (thread_id) WHERE r.run_id = $1`,
+        [runId],
+      ),
+    );
+    return rows[0];
+  }
+
   async list(threadId: string, q: { limit: number; offset: number; status?: string }): Promise<Run[]> {
     const params: unknown[] = [threadId, q.limit, q.offset];
     const statusFilter = q.status ? `AND status = $${params.push(q.status)}` : "";

@@ -217,7 +217,9 @@ export class LocalFirstBus implements Bus {
 
   async publish(channel: string, message: string): Promise<void> {
     await this.local.publish(channel, message);
-    await this.carrier.publish(channel, `${this.origin}|${message}`);
+    // Not awaited: local readers already have it, and the bus is never the source of truth (a
+    // lost message costs a reader its next poll). The carrier keeps publishes in order.
+    this.carrier.publish(channel, `${this.origin}|${message}`).catch(() => undefined);
   }
 
   async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
