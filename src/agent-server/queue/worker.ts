@@ -124,8 +124,9 @@ export class QueueWorker {
       .catch((err) => this.ctx.logger.error({ err, run_id: run.run_id }, "run bookkeeping failed"))
       .finally(() => {
         this.active.delete(run.run_id);
-        // A freed slot is filled on the next wake-up: every run end publishes one (also heard here).
         if (this.stopping) return;
+        // A run that ends with work pending publishes a wake-up, but this worker hears it before the
+        // run leaves `active`; if the worker was full, it would skip that wake-up, so claim now.
         if (this.active.size === settings.jobsPerWorker - 1) this.kick();
       });
   }
