@@ -1,0 +1,50 @@
+/**
+ * The A2A agent card of an assistant (pure), per the v0.3 schema: protocol version, absolute
+ * endpoint URL, JSON-RPC transport, capabilities, input/output modes and at least one skill.
+ */
+
+export interface CardInput {
+  assistantId: string;
+  name: string;
+  description?: string | null;
+  graphId: string;
+  graphDescription?: string;
+  /** Absolute base URL of the deployment (from a configured public URL or the request). */
+  baseUrl: string;
+  version: string;
+  pushNotifications: boolean;
+}
+
+export function buildAgentCard(input: CardInput) {
+  const description = input.description || input.graphDescription || `${input.name} assistant (LangGraph graph "${input.graphId}")`;
+  return {
+    protocolVersion: "0.3.0",
+    name: input.name,
+    description,
+    url: `${input.baseUrl.replace(/\/+$/, "")}/a2a/${encodeURIComponent(input.assistantId)}`,
+    preferredTransport: "JSONRPC",
+    version: input.version,
+    capabilities: { streaming: true, pushNotifications: input.pushNotifications, stateTransitionHistory: false },
+    defaultInputModes: ["text/plain", "application/json"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills: [
+      {
+        id: `${input.assistantId}-main`,
+        name: `${input.name} capabilities`,
+        description,
+        tags: ["assistant", "langgraph", input.graphId],
+      },
+    ],
+  };
+}
+
+/**
+ * The public base URL for links in the card: a configured URL wins; otherwise the request's own,
+ * honouring a proxy's X-Forwarded-Proto / X-Forwarded-Host (first value of each).
+ */
+export function publicBaseUrl(configured: string | undefined, req: { protocol: string; host: string | undefined; forwardedProto?: string; forwardedHost?: string }): string {
+  if (configured) return configured.replace(/\/+$/, "");
+  const proto = req.forwardedProto?.split(",")[0]?.trim() || req.protocol;
+  const host = req.forwardedHost?.split(",")[0]?.trim() || req.host || "localhost";
+  return `${proto}://${host}`;
+}
