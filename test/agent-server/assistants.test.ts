@@ -6,32 +6,20 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { v5 as uuidv5 } from "uuid";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_CONFIG, describeBackends, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { FIXTURE_CONFIG, describeBackends, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
+import { jsonFetch, statusOf } from "../helpers/http.js";
 
 const NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
 /** The graph ids of the fixture config (other tests add graphs to it). */
 const FIXTURE_GRAPHS = Object.keys((JSON.parse(readFileSync(FIXTURE_CONFIG, "utf8")) as { graphs: Record<string, unknown> }).graphs);
 
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-  } catch (err) {
-    return (err as { status?: number }).status ?? -1;
-  }
-  return 200;
-}
-
 describeBackends("assistants API", (backend) => {
   let server: TestServer;
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}${path}`, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+  const api = (path: string, init: RequestInit = {}) => jsonFetch(server.url, path, init);
   const tag = () => randomUUID().slice(0, 8);
 
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => (server = s));
 
   describe("system assistants", () => {
     it("exist for every graph, with id uuid5(graph id), name = graph id and created_by=system", async () => {

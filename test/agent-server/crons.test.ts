@@ -6,8 +6,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeBackends, eventually, sleep, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { expect, it } from "vitest";
+import { describeBackends, eventually, sleep, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
 
 const EVERY_SECOND = "* * * * * *";
 const YEARLY = "0 0 1 1 *";
@@ -35,11 +35,7 @@ async function receiver() {
 describeBackends("crons", (backend) => {
   let server: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-    client = server.client;
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
 
   it("create on a thread and stateless; search, count, delete", async () => {
     const thread = await client.threads.create();

@@ -4,16 +4,12 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
-import { describeBackends, eventually, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { describeBackends, eventually, startTestServer, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
 
 describeBackends("run lifecycle", (backend) => {
   let server: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-    client = server.client;
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
 
   it("on_disconnect=cancel: a client that drops the stream interrupts the run", async () => {
     const thread = await client.threads.create();

@@ -2,9 +2,9 @@
  * Double-texting: what a run does to the runs already in flight on its thread, for each
  * multitask strategy, and the cancel actions. State is checked afterwards each time.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
-import { describeBackends, eventually, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { describeBackends, eventually, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
 
 type Msg = { type: string; content: string };
 const texts = (messages: Msg[]) => messages.map((m) => `${m.type}:${m.content}`);
@@ -26,11 +26,7 @@ async function waitForFirstStep(client: Client, threadId: string) {
 describeBackends("multitask strategies", (backend) => {
   let server: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-    client = server.client;
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
 
   it("enqueue (the default): 10 concurrent runs execute one at a time in the order received", async () => {
     const thread = await client.threads.create();
@@ -125,11 +121,7 @@ describeBackends("multitask strategies", (backend) => {
 describeBackends("cancel", (backend) => {
   let server: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-    client = server.client;
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
 
   it("action=interrupt stops a running run and keeps its progress", async () => {
     const thread = await client.threads.create();

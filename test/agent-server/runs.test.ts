@@ -7,8 +7,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeBackends, eventually, sleep, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { expect, it } from "vitest";
+import { describeBackends, eventually, sleep, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
 
 interface Msg {
   type: string;
@@ -46,11 +46,7 @@ async function expectStatus(p: Promise<unknown>, status: number): Promise<void> 
 describeBackends("runs", (backend) => {
   let server: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-    client = server.client;
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
 
   it("create answers a pending run with a Content-Location header the SDK understands", async () => {
     const thread = await client.threads.create();

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeBackends, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { expect, it } from "vitest";
+import { describeBackends, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
 
 describeBackends("agent server basics", (backend) => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => (server = s));
 
   it("runs a chat graph to completion and exposes the thread state", async () => {
     const thread = await server.client.threads.create();
@@ -25,10 +22,7 @@ describeBackends("agent server basics", (backend) => {
 
 describeBackends("graph loading", (backend) => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => (server = s));
 
   it("runs a graph written in plain JavaScript, and an uncompiled StateGraph default export", async () => {
     const named = (await server.client.runs.wait(null, "plainjs", { input: userMessage("hi") })) as { messages: { content: string }[] };

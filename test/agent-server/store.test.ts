@@ -3,29 +3,17 @@
  * put/get/delete, search (prefix, filter, query, paging) and namespace listing, plus bad labels.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeBackends, startTestServer, type TestServer } from "../helpers/server.js";
-
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-  } catch (err) {
-    return (err as { status?: number }).status ?? -1;
-  }
-  return 200;
-}
+import { describe, expect, it } from "vitest";
+import { describeBackends, type TestServer, serverForSuite } from "../helpers/server.js";
+import { jsonFetch, statusOf } from "../helpers/http.js";
 
 describeBackends("store API", (backend) => {
   let server: TestServer;
   // Every test works under its own root label so the tests do not see each other's items.
   const root = () => `t${randomUUID().slice(0, 8)}`;
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}${path}`, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+  const api = (path: string, init: RequestInit = {}) => jsonFetch(server.url, path, init);
 
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => (server = s));
 
   describe("items", () => {
     it("puts, gets, overwrites and deletes an item", async () => {

@@ -4,8 +4,8 @@
  * mode filters, and errors — on PGlite and on Postgres + Redis.
  */
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeBackends, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { expect, it } from "vitest";
+import { describeBackends, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
 
 interface Part {
   event: string;
@@ -41,11 +41,7 @@ function parseSse(text: string): { event?: string; data?: string; id?: string }[
 describeBackends("streaming", (backend) => {
   let server: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-    client = server.client;
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
 
   const stream = async (assistant: string, payload: Record<string, unknown>, threadId?: string | null) => {
     const tid = threadId === undefined ? (await client.threads.create()).thread_id : threadId;

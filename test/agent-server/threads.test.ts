@@ -5,27 +5,18 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ThreadState } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeBackends, eventually, startTestServer, userMessage, type TestServer } from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { describeBackends, eventually, userMessage, type TestServer, serverForSuite } from "../helpers/server.js";
+import { jsonFetch, statusOf } from "../helpers/http.js";
 
 type Msg = { type: string; content: string; id?: string };
 type Values = { messages: Msg[] };
-
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-  } catch (err) {
-    return (err as { status?: number }).status ?? -1;
-  }
-  return 200;
-}
 
 const pairs = (s: ThreadState<Values>) => (s.values.messages ?? []).map((m) => [m.type, m.content]);
 
 describeBackends("threads API", (backend) => {
   let server: TestServer;
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}${path}`, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+  const api = (path: string, init: RequestInit = {}) => jsonFetch(server.url, path, init);
   const tag = () => randomUUID().slice(0, 8);
 
   /** A thread with one finished chat turn. */
@@ -35,10 +26,7 @@ describeBackends("threads API", (backend) => {
     return thread.thread_id;
   }
 
-  beforeAll(async () => {
-    server = await startTestServer(backend);
-  });
-  afterAll(() => server?.close());
+  serverForSuite(backend, (s) => (server = s));
 
   describe("create, get, patch, delete", () => {
     it("creates a thread with defaults and gets it back", async () => {

@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
-import { describe } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
 import { resolveAgentServerSettings, type AgentServerSettings } from "../../src/shared/config.js";
 import { silentLogger, createLogger } from "../../src/shared/logging.js";
 import { startAgentServer, type AgentServerHandle } from "../../src/agent-server/server.js";
@@ -121,6 +121,23 @@ export async function startTestServer(
       if (!opts.keepDatabase) await db.drop();
     },
   };
+}
+
+/**
+ * One test server for the enclosing suite: started before its tests, stopped (and its database
+ * dropped) after them. `onStart` receives it, so suites keep plain `server` / `client` variables.
+ */
+export function serverForSuite(
+  backend: Backend,
+  onStart: (server: TestServer) => void,
+  overrides: Partial<Record<keyof AgentServerSettings, unknown>> = {},
+): void {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(backend, overrides);
+    onStart(server);
+  });
+  afterAll(() => server?.close());
 }
 
 /** A `berth serve` or `berth worker` child process. */
