@@ -63,6 +63,7 @@ describe("A2A agent card", () => {
     graphId: "agent",
     baseUrl: "https://agents.example.com/",
     version: "0.1.0",
+    streaming: true,
     pushNotifications: true,
   });
 

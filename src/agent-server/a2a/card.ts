@@ -12,6 +12,7 @@ export interface CardInput {
   /** Absolute base URL of the deployment (from a configured public URL or the request). */
   baseUrl: string;
   version: string;
+  streaming: boolean;
   pushNotifications: boolean;
 }
 
@@ -24,7 +25,7 @@ export function buildAgentCard(input: CardInput) {
     url: `${input.baseUrl.replace(/\/+$/, "")}/a2a/${encodeURIComponent(input.assistantId)}`,
     preferredTransport: "JSONRPC",
     version: input.version,
-    capabilities: { streaming: true, pushNotifications: input.pushNotifications, stateTransitionHistory: false },
+    capabilities: { streaming: input.streaming, pushNotifications: input.pushNotifications, stateTransitionHistory: false },
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: [

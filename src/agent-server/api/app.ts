@@ -3,6 +3,7 @@ import express from "express";
 import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
+import { mountA2A } from "../a2a/routes.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { metaRoutes, mountDocs } from "./routes/meta.js";
@@ -47,6 +48,8 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
   app.set("etag", false);
   app.set("query parser", "extended");
   app.use(cors(ctx));
+  // A2A reads its own bodies: a JSON-RPC client gets a JSON-RPC error even for unparseable JSON.
+  if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
   app.use(jsonBody(ctx.settings.maxBodyBytes));
 
   const router = new ApiRouter();

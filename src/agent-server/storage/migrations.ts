@@ -122,4 +122,24 @@ CREATE TABLE crons (
 CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled;
 `,
   },
+  {
+    name: "A2A tasks",
+    sql: `
+-- An A2A task is one turn of a conversation (context = thread), backed by the run that executes it;
+-- a task waiting at interrupt() is resumed by a later run, so run_id is the task's current run.
+CREATE TABLE a2a_tasks (
+  task_id uuid PRIMARY KEY,
+  context_id text NOT NULL,
+  thread_id uuid NOT NULL REFERENCES threads ON DELETE CASCADE,
+  assistant_id uuid NOT NULL,
+  run_id uuid NOT NULL,
+  -- the user's message that opened the task, as sent (A2A shape)
+  message jsonb NOT NULL,
+  canceled boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX a2a_tasks_thread ON a2a_tasks (thread_id, created_at);
+`,
+  },
 ];

@@ -18,8 +18,7 @@ export function metaRoutes(router: ApiRouter, ctx: AgentServerContext): void {
     langgraph_js_version: LANGGRAPH_VERSION,
     context: "js",
     host: { kind: "berth", database: ctx.embedded ? "pglite" : "postgres", bus: ctx.bus.kind },
-    // a2a: the endpoint is not built yet (it arrives with its own issue), whatever http.disable_a2a says
-    flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, a2a: false },
+    flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, a2a: !ctx.config.disableA2a },
   }));
 }
 

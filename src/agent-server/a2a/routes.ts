@@ -1,0 +1,105 @@
+/**
+ * The A2A routes of the agent server: the JSON-RPC endpoint `POST /a2a/{assistant_id}` and the
+ * agent cards. JSON-RPC errors are always HTTP 200 with the request's id; the body is read as text
+ * here (not by the API's JSON parser) so that even unparseable JSON gets a JSON-RPC answer.
+ *
+ * Implemented so far: message/send (blocking and not), tasks/get, tasks/cancel in the v0.3
+ * dialect. Streaming, resubscribe, push notifications and the v1.0 answer shapes are not yet:
+ * the card says so (capabilities) and those methods answer the spec's errors.
+ */
+import express, { type Request } from "express";
+import type { AgentServerContext } from "../context.js";
+import type { RunService } from "../runs/service.js";
+import { BERTH_VERSION } from "../version.js";
+import { buildAgentCard, publicBaseUrl } from "./card.js";
+import { A2AError, errorResponse, parseRequest, resultResponse } from "./jsonrpc.js";
+import { A2AService } from "./service.js";
+
+export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService): void {
+  const service = new A2AService(ctx, runs);
+
+  const card = async (req: Request, assistantIdOrGraph: string) => {
+    const assistant = await ctx.assistants.get(assistantIdOrGraph);
+    return buildAgentCard({
+      assistantId: assistant.assistant_id,
+      name: assistant.name,
+      description: assistant.description,
+      graphId: assistant.graph_id,
+      graphDescription: ctx.registry.specs.get(assistant.graph_id)?.description,
+      baseUrl: publicBaseUrl(process.env.BERTH_PUBLIC_URL, {
+        protocol: req.protocol,
+        host: req.get("host"),
+        forwardedProto: req.get("x-forwarded-proto"),
+        forwardedHost: req.get("x-forwarded-host"),
+      }),
+      version: BERTH_VERSION,
+      streaming: false,
+      pushNotifications: false,
+    });
+  };
+  // The bare well-known card is the default assistant's: the one named, else the first graph's.
+  const defaultAssistant = () => process.env.BERTH_A2A_DEFAULT_ASSISTANT ?? ctx.registry.graphIds()[0]!;
+
+  app.get("/.well-known/agent-card.json", async (req, res) => {
+    const id = typeof req.query.assistant_id === "string" && req.query.assistant_id ? req.query.assistant_id : defaultAssistant();
+    res.json(await card(req, id));
+  });
+  app.get("/a2a/:assistant_id", async (req, res) => {
+    res.json(await card(req, req.params.assistant_id!));
+  });
+  app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (req, res) => {
+    res.json(await card(req, req.params.assistant_id!));
+  });
+
+  app.post("/a2a/:assistant_id", express.text({ type: () => true, limit: ctx.settings.maxBodyBytes }), async (req, res) => {
+    let body: unknown;
+    let parseFailed = false;
+    try {
+      body = JSON.parse(typeof req.body === "string" ? req.body : "");
+    } catch {
+      parseFailed = true;
+    }
+    const request = parseRequest(body, parseFailed);
+    if (!request.ok) {
+      res.status(200).json(errorResponse(request.id, request.error));
+      return;
+    }
+    try {
+      if (request.dialect === "v1") {
+        throw new A2AError("unsupportedOperation", "the v1.0 dialect is not implemented yet: use the v0.3 method names (message/send, tasks/get…)");
+      }
+      let result: unknown;
+      switch (request.operation) {
+        case "send":
+          result = await service.send(req.params.assistant_id!, request.params);
+          break;
+        case "get":
+          result = await service.get(request.params);
+          break;
+        case "cancel":
+          result = await service.cancel(request.params);
+          break;
+        case "stream":
+        case "resubscribe":
+          throw new A2AError("unsupportedOperation", "streaming is not enabled on this agent (see capabilities.streaming); use message/send");
+        case "push-set":
+        case "push-get":
+        case "push-list":
+        case "push-delete":
+          throw new A2AError("pushNotSupported");
+        case "extended-card":
+          throw new A2AError("extendedCardNotConfigured");
+        default:
+          throw new A2AError("methodNotFound");
+      }
+      if (request.notification) {
+        res.status(204).end();
+        return;
+      }
+      res.status(200).json(resultResponse(request.id, result));
+    } catch (err) {
+      if (!(err instanceof A2AError)) ctx.logger.error({ err, method: request.method }, "A2A method failed");
+      res.status(200).json(errorResponse(request.id, err));
+    }
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * A2A methods on top of runs (v0.3 dialect): a task is one turn of a conversation, the context is
+ * the thread, and each task is backed by a run created with the `enqueue` strategy — a message on a
+ * busy context waits its turn. The state `tasks/get` returns is read from the run and the thread,
+ * so it always matches what the run did.
+ */
+import { randomUUID } from "node:crypto";
+import { v5 as uuidv5 } from "uuid";
+import { z } from "zod";
+import { isUuid } from "../../shared/http.js";
+import type { AgentServerContext } from "../context.js";
+import { hasMessagesKey } from "../graphs/schemas.js";
+import type { RunService } from "../runs/service.js";
+import { A2AError } from "./jsonrpc.js";
+import { TERMINAL_TASK_STATES, buildTask, contentText, taskStateOf, type A2AMessage, type TaskState } from "./tasks.js";
+
+/** Namespace for thread ids of client-chosen contextIds that are not UUIDs. */
+const CONTEXT_NAMESPACE = "3b3f8a2e-7c1d-5e8f-9a4b-2c6d0e1f3a5b";
+
+export function threadIdForContext(contextId: string): string {
+  return isUuid(contextId) ? contextId.toLowerCase() : uuidv5(contextId, CONTEXT_NAMESPACE);
+}
+
+const partSchema = z.object({ kind: z.string() }).loose();
+const messageSchema = z
+  .object({
+    kind: z.literal("message").optional(),
+    messageId: z.string().min(1),
+    role: z.enum(["user", "agent"]),
+    parts: z.array(partSchema).min(1),
+    contextId: z.string().min(1).optional(),
+    taskId: z.string().min(1).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+const sendParamsSchema = z
+  .object({
+    message: messageSchema,
+    configuration: z
+      .object({ blocking: z.boolean().optional(), historyLength: z.number().int().min(0).optional() })
+      .loose()
+      .optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+const taskQuerySchema = z.object({ id: z.string().min(1), historyLength: z.number().int().min(0).optional() }).loose();
+const taskIdSchema = z.object({ id: z.string().min(1) }).loose();
+
+function parse<T>(schema: z.ZodType<T>, params: unknown): T {
+  const r = schema.safeParse(params);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new A2AError("invalidParams", `${issue.path.join(".") || "params"}: ${issue.message}`);
+  }
+  return r.data;
+}
+
+/** The text the user sent. Only text parts reach graphs for now; other kinds are refused. */
+function userText(message: z.infer<typeof messageSchema>): string {
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    if (part.kind === "text") {
+      if (typeof part.text !== "string") throw new A2AError("invalidParams", "a text part needs a string `text`");
+      texts.push(part.text);
+    } else if (part.kind === "file" || part.kind === "data") {
+      throw new A2AError("contentTypeNotSupported", `${part.kind} parts are not supported by this agent yet; send text parts`);
+    } else {
+      throw new A2AError("invalidParams", `unknown part kind "${part.kind}"`);
+    }
+  }
+  return texts.join("\n");
+}
+
+interface TaskRow {
+  task_id: string;
+  context_id: string;
+  thread_id: string;
+  assistant_id: string;
+  run_id: string;
+  message: A2AMessage;
+  canceled: boolean;
+  created_at: Date;
+}
+
+export class A2AService {
+  constructor(
+    private readonly ctx: AgentServerContext,
+    private readonly runs: RunService,
+  ) {}
+
+  private async findTask(taskId: string): Promise<TaskRow> {
+    if (!isUuid(taskId)) throw new A2AError("taskNotFound", `no task ${taskId}`);
+    const { rows } = await this.ctx.pool.query<TaskRow>("SELECT * FROM a2a_tasks WHERE task_id = $1", [taskId]);
+    if (!rows[0]) throw new A2AError("taskNotFound", `no task ${taskId}`);
+    return rows[0];
+  }
+
+  /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
+  async send(assistantIdOrGraph: string, rawParams: unknown) {
+    const params = parse(sendParamsSchema, rawParams);
+    const { message } = params;
+    const assistant = await this.ctx.assistants.get(assistantIdOrGraph).catch(() => {
+      throw new A2AError("invalidParams", `unknown assistant "${assistantIdOrGraph}"`);
+    });
+    const graph = await this.ctx.registry.get(assistant.graph_id);
+    if (!hasMessagesKey(graph)) {
+      throw new A2AError("invalidParams", `graph "${assistant.graph_id}" has no \`messages\` in its state, so it cannot take A2A text messages`);
+    }
+    const text = userText(message);
+
+    let task: TaskRow;
+    if (message.taskId) {
+      task = await this.findTask(message.taskId);
+      if (message.contextId && message.contextId !== task.context_id) {
+        throw new A2AError("invalidParams", `task ${task.task_id} belongs to context ${task.context_id}, not ${message.contextId}`);
+      }
+      const state = await this.stateOf(task);
+      if (TERMINAL_TASK_STATES.includes(state)) {
+        throw new A2AError("unsupportedOperation", `task ${task.task_id} is ${state}; send a new message without taskId to start another task`);
+      }
+      if (state !== "input-required") {
+        throw new A2AError("unsupportedOperation", `task ${task.task_id} is ${state}; wait for it, or send a new message without taskId`);
+      }
+      // The reply resumes the graph where it stopped at interrupt().
+      const run = await this.runs.create(task.thread_id, {
+        assistant_id: assistant.assistant_id,
+        command: { resume: text },
+        multitask_strategy: "enqueue",
+        metadata: { a2a_task_id: task.task_id, a2a_context_id: task.context_id, thread_id: task.context_id },
+      });
+      await this.ctx.pool.query("UPDATE a2a_tasks SET run_id = $2, updated_at = now() WHERE task_id = $1", [task.task_id, run.run_id]);
+      task = { ...task, run_id: run.run_id };
+    } else {
+      const contextId = message.contextId ?? randomUUID();
+      const threadId = threadIdForContext(contextId);
+      const taskId = randomUUID();
+      const run = await this.runs.create(threadId, {
+        assistant_id: assistant.assistant_id,
+        input: { messages: [{ role: "user", content: text, id: message.messageId }] },
+        multitask_strategy: "enqueue",
+        if_not_exists: "create",
+        // the A2A context groups the conversation's runs in tracing, as the thread does
+        metadata: { a2a_task_id: taskId, a2a_context_id: contextId, thread_id: contextId },
+      });
+      const stored: A2AMessage = { ...(message as A2AMessage), kind: "message", contextId, taskId };
+      const { rows } = await this.ctx.pool.query<TaskRow>(
+        `INSERT INTO a2a_tasks (task_id, context_id, thread_id, assistant_id, run_id, message)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [taskId, contextId, threadId, assistant.assistant_id, run.run_id, JSON.stringify(stored)],
+      );
+      task = rows[0]!;
+    }
+    if (params.configuration?.blocking !== false) await this.runs.waitForDone(task.run_id);
+    return this.view(task, params.configuration?.historyLength);
+  }
+
+  async get(rawParams: unknown) {
+    const params = parse(taskQuerySchema, rawParams);
+    return this.view(await this.findTask(params.id), params.historyLength);
+  }
+
+  /** `tasks/cancel`: stop the task's run (interrupt: progress is kept), or close a task waiting for input. */
+  async cancel(rawParams: unknown) {
+    const params = parse(taskIdSchema, rawParams);
+    const task = await this.findTask(params.id);
+    const state = await this.stateOf(task);
+    if (TERMINAL_TASK_STATES.includes(state)) throw new A2AError("taskNotCancelable", `task ${task.task_id} is already ${state}`);
+    if (state === "submitted" || state === "working") await this.runs.cancel(task.thread_id, task.run_id, "interrupt", true);
+    await this.ctx.pool.query("UPDATE a2a_tasks SET canceled = true, updated_at = now() WHERE task_id = $1", [task.task_id]);
+    return this.view({ ...task, canceled: true });
+  }
+
+  private async runAndThread(task: TaskRow) {
+    const { rows } = await this.ctx.pool.query<{
+      run_status: string | null;
+      run_error: { message?: string } | null;
+      latest_run: string | null;
+      thread_status: string;
+      values: { messages?: { type?: string; content?: unknown; id?: string }[] } | null;
+      interrupts: Record<string, { value?: unknown }[]>;
+    }>(
+      `SELECT r.status AS run_status, r.error AS run_error, t.status AS thread_status, t."values", t.interrupts,
+         (SELECT run_id FROM runs l WHERE l.thread_id = t.thread_id ORDER BY seq DESC LIMIT 1) AS latest_run
+       FROM threads t LEFT JOIN runs r ON r.run_id = $2 WHERE t.thread_id = $1`,
+      [task.thread_id, task.run_id],
+    );
+    return rows[0];
+  }
+
+  private async stateOf(task: TaskRow): Promise<TaskState> {
+    return (await this.snapshot(task)).state;
+  }
+
+  private async snapshot(task: TaskRow) {
+    const row = await this.runAndThread(task);
+    if (!row) throw new A2AError("taskNotFound", `the conversation of task ${task.task_id} was deleted`);
+    let state: TaskState;
+    if (task.canceled) state = "canceled";
+    else if (!row.run_status) state = "canceled"; // the run was rolled back
+    else {
+      const waiting = row.thread_status === "interrupted" && row.latest_run === task.run_id;
+      state = taskStateOf(row.run_status as never, waiting);
+    }
+    return { state, row };
+  }
+
+  private async view(task: TaskRow, historyLength?: number) {
+    const { state, row } = await this.snapshot(task);
+    const messages = row?.values?.messages ?? [];
+    // This task's turn: from its user message to the next message another task's user sent.
+    const start = messages.findIndex((m) => m.id === task.message.messageId);
+    let turn: { type?: string; content?: unknown; id?: string }[];
+    if (start < 0) {
+      turn = [{ type: "human", content: contentText(task.message.parts.map((p) => (p.kind === "text" ? { type: "text", text: p.text } : ""))), id: task.message.messageId }];
+    } else {
+      const next = messages.findIndex((m, i) => i > start && m.type === "human");
+      turn = messages.slice(start, next < 0 ? undefined : next);
+    }
+    let statusText: string | undefined;
+    if (state === "input-required") {
+      const values = Object.values(row?.interrupts ?? {}).flat().map((i) => i?.value);
+      statusText = values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join("\n") || "input required";
+    } else if (state === "failed") {
+      statusText = row?.run_error?.message ?? "the run failed";
+    }
+    return buildTask({
+      taskId: task.task_id,
+      contextId: task.context_id,
+      state,
+      turn,
+      statusText,
+      timestamp: new Date().toISOString(),
+      historyLength,
+    });
+  }
+}
