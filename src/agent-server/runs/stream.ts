@@ -52,38 +52,37 @@ export function eventMatchesModes(event: string, modes: string[] | undefined): b
   return modes.includes(base);
 }
 
-export async function streamRun(ctx: AgentServerContext, res: Response, opts: StreamOptions): Promise<void> {
+export interface RunEvent {
+  seq: number;
+  event: string;
+  /** JSON text. */
+  data: string;
+}
+
+/**
+ * Every event of a run, in order and without gaps, until the run ends (or `signal` aborts):
+ * `after` is the last event id the reader has (-1: from the start; undefined: only new events).
+ * Reads the durable log and live bus messages together (see the header comment).
+ */
+export async function* runEvents(
+  ctx: AgentServerContext,
+  runId: string,
+  opts: { after?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<RunEvent, void> {
   const { bus, channels, events, runs, settings } = ctx;
   const buffer: RunMessage[] = [];
   let wake: (() => void) | undefined;
-  const unsubscribe = await bus.subscribe(channels.run(opts.runId), (raw) => {
+  const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
     buffer.push(JSON.parse(raw) as RunMessage);
     wake?.();
   });
-  let closed = false;
-  res.on("close", () => {
-    closed = true;
-    wake?.();
-  });
-
-  let lastSent = -1;
-  const send = (seq: number, event: string, data: string) => {
-    if (seq <= lastSent) return;
-    lastSent = seq;
-    if (eventMatchesModes(event, opts.modes)) writeSse(res, event, data, seq);
-  };
-  const fill = async (upTo?: number) => {
-    for (const e of await events.after(opts.runId, lastSent, upTo)) send(e.seq, e.event, e.data);
-  };
-
+  const onAbort = () => wake?.();
+  opts.signal?.addEventListener("abort", onAbort);
   let finished: DoneMessage | undefined;
-  const heartbeat = setInterval(() => {
-    if (!closed) res.write(": heartbeat\n\n");
-  }, settings.heartbeatSeconds * 1000);
   const poll = setInterval(async () => {
     let run;
     try {
-      run = await runs.find(opts.runId);
+      run = await runs.find(runId);
     } catch {
       return; // a failed look-up says nothing about the run; the next poll retries
     }
@@ -93,45 +92,67 @@ export async function streamRun(ctx: AgentServerContext, res: Response, opts: St
     }
   }, Math.min(2000, settings.heartbeatSeconds * 1000));
 
-  try {
-    sseHeaders(res, opts.headers);
-    if (opts.lastEventId !== undefined) {
-      lastSent = opts.lastEventId;
-      await fill();
-    } else {
-      lastSent = await events.lastSeq(opts.runId);
+  let last = opts.after ?? (await events.lastSeq(runId));
+  async function* fill(upTo?: number): AsyncGenerator<RunEvent> {
+    for (const e of await events.after(runId, last, upTo)) {
+      if (e.seq <= last) continue;
+      last = e.seq;
+      yield e;
     }
-    const run = await runs.find(opts.runId);
+  }
+  try {
+    if (opts.after !== undefined) yield* fill();
+    const run = await runs.find(runId);
     if (!run || isTerminal(run.status)) {
-      await fill();
+      yield* fill();
       return;
     }
-    while (!closed) {
+    while (!opts.signal?.aborted) {
       while (buffer.length) {
         const msg = buffer.shift()!;
         if (msg.type === "done") {
           finished = msg;
           break;
         }
-        if (msg.seq <= lastSent) continue;
-        if (msg.seq === lastSent + 1 && msg.data !== undefined) send(msg.seq, msg.event, msg.data);
-        else await fill(msg.seq);
+        if (msg.seq <= last) continue;
+        if (msg.seq === last + 1 && msg.data !== undefined) {
+          last = msg.seq;
+          yield { seq: msg.seq, event: msg.event, data: msg.data };
+        } else {
+          yield* fill(msg.seq);
+        }
       }
       if (finished) {
-        await fill(finished.last_seq === Number.MAX_SAFE_INTEGER ? undefined : finished.last_seq);
+        yield* fill(finished.last_seq === Number.MAX_SAFE_INTEGER ? undefined : finished.last_seq);
         return;
       }
       await new Promise<void>((r) => {
         wake = r;
-        if (buffer.length || closed || finished) r();
+        if (buffer.length || opts.signal?.aborted || finished) r();
       });
       wake = undefined;
     }
-    opts.onDisconnect?.();
+  } finally {
+    clearInterval(poll);
+    opts.signal?.removeEventListener("abort", onAbort);
+    await unsubscribe();
+  }
+}
+
+export async function streamRun(ctx: AgentServerContext, res: Response, opts: StreamOptions): Promise<void> {
+  const gone = new AbortController();
+  res.on("close", () => gone.abort());
+  const heartbeat = setInterval(() => {
+    if (!gone.signal.aborted) res.write(": heartbeat\n\n");
+  }, ctx.settings.heartbeatSeconds * 1000);
+  try {
+    sseHeaders(res, opts.headers);
+    for await (const e of runEvents(ctx, opts.runId, { after: opts.lastEventId, signal: gone.signal })) {
+      if (eventMatchesModes(e.event, opts.modes)) writeSse(res, e.event, e.data, e.seq);
+    }
+    if (gone.signal.aborted) opts.onDisconnect?.();
   } finally {
     clearInterval(heartbeat);
-    clearInterval(poll);
-    await unsubscribe();
-    if (!closed) res.end();
+    if (!gone.signal.aborted) res.end();
   }
 }
