@@ -113,6 +113,45 @@ describeBackends("A2A", (backend) => {
     expect(second.error?.code).toBe(-32002);
   });
 
+  it("message/stream: the Task, working updates carrying the reply as it is produced, the artifact, then final", async () => {
+    const events: any[] = [];
+    for await (const e of client.sendMessageStream(text("stream this please"))) events.push(e);
+    const kinds = events.map((e) => e.kind);
+    expect(kinds[0]).toBe("task");
+    expect(kinds.at(-1)).toBe("status-update");
+    expect(kinds.at(-2)).toBe("artifact-update");
+    for (const e of events) {
+      const def = e.kind === "task" ? "Task" : e.kind === "status-update" ? "TaskStatusUpdateEvent" : "TaskArtifactUpdateEvent";
+      expect(a2aSchemaErrors(def, e), JSON.stringify(e)).toEqual([]);
+    }
+    const working = events.filter((e) => e.kind === "status-update" && e.status.state === "working" && e.status.message);
+    expect(working.length).toBeGreaterThan(1); // token by token
+    expect(working.map((e) => e.status.message.parts[0].text).join("")).toBe("You said: stream this please");
+    const last = events.at(-1);
+    expect(last.final).toBe(true);
+    expect(last.status.state).toBe("completed");
+    expect(events.at(-2).artifact.parts[0].text).toBe("You said: stream this please");
+    // what tasks/get says afterwards is the last state streamed
+    const got = ((await client.getTask({ id: events[0].id })) as { result: any }).result;
+    expect(got.status.state).toBe(last.status.state);
+  });
+
+  it("tasks/resubscribe re-attaches to a running task and receives the rest", async () => {
+    const assistant = await server.client.assistants.create({ graphId: "steps", config: { configurable: { delay_ms: 400 } } });
+    const steps = await A2AClient.fromCardUrl(`${server.url}/a2a/${assistant.assistant_id}/.well-known/agent-card.json`);
+    const started = ((await steps.sendMessage({ ...text("go"), configuration: { blocking: false } })) as { result: any }).result;
+    const events: any[] = [];
+    for await (const e of steps.resubscribeTask({ id: started.id })) events.push(e);
+    expect(events[0].kind).toBe("task");
+    expect(events[0].id).toBe(started.id);
+    expect(events.at(-1)).toMatchObject({ kind: "status-update", final: true, status: { state: "completed" } });
+    expect(events.at(-2).artifact.parts[0].text).toBe("step three");
+    // resubscribing to a finished task answers it at once, ending with its final state
+    const again: any[] = [];
+    for await (const e of steps.resubscribeTask({ id: started.id })) again.push(e);
+    expect(again.at(-1)).toMatchObject({ kind: "status-update", final: true, status: { state: "completed" } });
+  });
+
   it("answers every malformed request with the spec's error, HTTP 200 and the id echoed", async () => {
     const url = endpoint();
     const cases: [unknown, boolean, number, unknown][] = [
@@ -126,7 +165,6 @@ describeBackends("A2A", (backend) => {
       [{ jsonrpc: "2.0", id: "f", method: "tasks/get", params: { id: randomUUID() } }, false, -32001, "f"],
       [{ jsonrpc: "2.0", id: "g", method: "tasks/get", params: { id: "not-a-task" } }, false, -32001, "g"],
       [{ jsonrpc: "2.0", id: 7, method: "message/send", params: { message: { messageId: "m", role: "user", parts: [{ kind: "file", file: { uri: "http://x/y.png" } }] } } }, false, -32005, 7],
-      [{ jsonrpc: "2.0", id: "h", method: "message/stream", params: text("x") }, false, -32004, "h"],
       [{ jsonrpc: "2.0", id: "i", method: "tasks/pushNotificationConfig/set", params: {} }, false, -32003, "i"],
     ];
     for (const [body, raw, code, id] of cases) {

@@ -3,11 +3,11 @@
  * agent cards. JSON-RPC errors are always HTTP 200 with the request's id; the body is read as text
  * here (not by the API's JSON parser) so that even unparseable JSON gets a JSON-RPC answer.
  *
- * Implemented so far: message/send (blocking and not), tasks/get, tasks/cancel in the v0.3
- * dialect. Streaming, resubscribe, push notifications and the v1.0 answer shapes are not yet:
- * the card says so (capabilities) and those methods answer the spec's errors.
+ * Implemented so far, in the v0.3 dialect: message/send (blocking and not), message/stream,
+ * tasks/get, tasks/cancel, tasks/resubscribe. Push notifications and the v1.0 answer shapes are
+ * not yet: the card says so (capabilities) and those methods answer the spec's errors.
  */
-import express, { type Request } from "express";
+import express, { type Request, type Response } from "express";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { BERTH_VERSION } from "../version.js";
@@ -33,7 +33,7 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
         forwardedHost: req.get("x-forwarded-host"),
       }),
       version: BERTH_VERSION,
-      streaming: false,
+      streaming: true,
       pushNotifications: false,
     });
   };
@@ -80,8 +80,16 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
           result = await service.cancel(request.params);
           break;
         case "stream":
-        case "resubscribe":
-          throw new A2AError("unsupportedOperation", "streaming is not enabled on this agent (see capabilities.streaming); use message/send");
+        case "resubscribe": {
+          const gone = new AbortController();
+          res.on("close", () => gone.abort());
+          const events =
+            request.operation === "stream"
+              ? service.stream(req.params.assistant_id!, request.params, gone.signal)
+              : service.resubscribe(request.params, gone.signal);
+          await streamJsonRpc(res, request.id, events, ctx.settings.heartbeatSeconds);
+          return;
+        }
         case "push-set":
         case "push-get":
         case "push-list":
@@ -102,4 +110,34 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
       res.status(200).json(errorResponse(request.id, err));
     }
   });
+}
+
+/**
+ * Stream JSON-RPC responses as Server-Sent Events: one `data:` line of JSON per event (clients keep
+ * only the last data line of an event), heartbeat comments while idle, and an error raised before
+ * or during the stream sent as a final JSON-RPC error event.
+ */
+async function streamJsonRpc(res: Response, id: string | number | null, events: AsyncGenerator<unknown>, heartbeatSeconds: number): Promise<void> {
+  const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    res.status(200).set({ "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+    res.flushHeaders();
+  };
+  const heartbeat = setInterval(() => started && res.write(": heartbeat\n\n"), heartbeatSeconds * 1000);
+  try {
+    for await (const result of events) {
+      start();
+      send(resultResponse(id, result));
+    }
+  } catch (err) {
+    start();
+    send(errorResponse(id, err));
+  } finally {
+    clearInterval(heartbeat);
+    start();
+    res.end();
+  }
 }

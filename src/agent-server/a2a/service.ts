@@ -11,6 +11,7 @@ import { isUuid } from "../../shared/http.js";
 import type { AgentServerContext } from "../context.js";
 import { hasMessagesKey } from "../graphs/schemas.js";
 import type { RunService } from "../runs/service.js";
+import { runEvents } from "../runs/stream.js";
 import { A2AError } from "./jsonrpc.js";
 import { TERMINAL_TASK_STATES, buildTask, contentText, taskStateOf, type A2AMessage, type TaskState } from "./tasks.js";
 
@@ -20,6 +21,9 @@ const CONTEXT_NAMESPACE = "3b3f8a2e-7c1d-5e8f-9a4b-2c6d0e1f3a5b";
 export function threadIdForContext(contextId: string): string {
   return isUuid(contextId) ? contextId.toLowerCase() : uuidv5(contextId, CONTEXT_NAMESPACE);
 }
+
+/** What A2A runs stream: token chunks for working updates, values for the final state. */
+const A2A_STREAM_MODES: ("values" | "messages-tuple")[] = ["values", "messages-tuple"];
 
 const partSchema = z.object({ kind: z.string() }).loose();
 const messageSchema = z
@@ -98,6 +102,69 @@ export class A2AService {
   /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
   async send(assistantIdOrGraph: string, rawParams: unknown) {
     const params = parse(sendParamsSchema, rawParams);
+    const task = await this.start(assistantIdOrGraph, params);
+    if (params.configuration?.blocking !== false) await this.runs.waitForDone(task.run_id);
+    return this.view(task, params.configuration?.historyLength);
+  }
+
+  /**
+   * `message/stream`: the Task first, then status updates carrying the agent's text as it is
+   * produced, then (on completion) the answer as an artifact, and a final status update. The final
+   * state is read back like `tasks/get` reads it, so both always agree.
+   */
+  async *stream(assistantIdOrGraph: string, rawParams: unknown, signal: AbortSignal): AsyncGenerator<unknown> {
+    const params = parse(sendParamsSchema, rawParams);
+    const task = await this.start(assistantIdOrGraph, params);
+    yield await this.view(task, params.configuration?.historyLength);
+    yield* this.follow(task, -1, signal);
+  }
+
+  /** `tasks/resubscribe`: the task as it stands, then the rest of its updates. */
+  async *resubscribe(rawParams: unknown, signal: AbortSignal): AsyncGenerator<unknown> {
+    const params = parse(taskIdSchema, rawParams);
+    const task = await this.findTask(params.id);
+    yield await this.view(task);
+    yield* this.follow(task, undefined, signal);
+  }
+
+  private async *follow(task: TaskRow, after: number | undefined, signal: AbortSignal): AsyncGenerator<unknown> {
+    const ids = { taskId: task.task_id, contextId: task.context_id };
+    const status = (state: TaskState, message?: A2AMessage, final = false) => ({
+      kind: "status-update" as const,
+      ...ids,
+      status: { state, timestamp: new Date().toISOString(), ...(message ? { message } : {}) },
+      final,
+    });
+    const { state: now } = await this.snapshot(task);
+    if (!TERMINAL_TASK_STATES.includes(now) && now !== "input-required") {
+      let working = now === "working";
+      for await (const e of runEvents(this.ctx, task.run_id, { after, signal })) {
+        if (e.event === "metadata" && !working) {
+          working = true;
+          yield status("working");
+        } else if (e.event === "messages") {
+          // messages-tuple: [chunk, metadata]; agent tokens become working updates with their text
+          const [chunk] = JSON.parse(e.data) as [{ type?: string; content?: unknown; id?: string }];
+          const text = contentText(chunk?.content);
+          if (text && (chunk.type === "AIMessageChunk" || chunk.type === "ai")) {
+            yield status("working", {
+              kind: "message",
+              messageId: chunk.id ?? randomUUID(),
+              role: "agent",
+              parts: [{ kind: "text", text }],
+              ...ids,
+            });
+          }
+        }
+      }
+      if (signal.aborted) return;
+    }
+    const final = await this.view(task);
+    for (const artifact of final.artifacts ?? []) yield { kind: "artifact-update" as const, ...ids, artifact, lastChunk: true };
+    yield { kind: "status-update" as const, ...ids, status: final.status, final: true };
+  }
+
+  private async start(assistantIdOrGraph: string, params: z.infer<typeof sendParamsSchema>): Promise<TaskRow> {
     const { message } = params;
     const assistant = await this.ctx.assistants.get(assistantIdOrGraph).catch(() => {
       throw new A2AError("invalidParams", `unknown assistant "${assistantIdOrGraph}"`);
@@ -126,6 +193,7 @@ export class A2AService {
         assistant_id: assistant.assistant_id,
         command: { resume: text },
         multitask_strategy: "enqueue",
+        stream_mode: A2A_STREAM_MODES,
         metadata: { a2a_task_id: task.task_id, a2a_context_id: task.context_id, thread_id: task.context_id },
       });
       await this.ctx.pool.query("UPDATE a2a_tasks SET run_id = $2, updated_at = now() WHERE task_id = $1", [task.task_id, run.run_id]);
@@ -138,6 +206,7 @@ export class A2AService {
         assistant_id: assistant.assistant_id,
         input: { messages: [{ role: "user", content: text, id: message.messageId }] },
         multitask_strategy: "enqueue",
+        stream_mode: A2A_STREAM_MODES,
         if_not_exists: "create",
         // the A2A context groups the conversation's runs in tracing, as the thread does
         metadata: { a2a_task_id: taskId, a2a_context_id: contextId, thread_id: contextId },
@@ -150,8 +219,7 @@ export class A2AService {
       );
       task = rows[0]!;
     }
-    if (params.configuration?.blocking !== false) await this.runs.waitForDone(task.run_id);
-    return this.view(task, params.configuration?.historyLength);
+    return task;
   }
 
   async get(rawParams: unknown) {
