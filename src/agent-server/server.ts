@@ -10,6 +10,7 @@ import type { AgentServerSettings } from "../shared/config.js";
 import { migrate, openDatabase, withMigrationLock, type Database } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
+import { A2AService } from "./a2a/service.js";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
@@ -134,6 +135,14 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     let scheduler: CronScheduler | undefined;
     if (settings.jobsPerWorker > 0) {
       const w = new QueueWorker(ctx);
+      if (!config.disableA2a) {
+        // A2A push notifications go out when the run behind a task ends.
+        const a2a = new A2AService(ctx, runs);
+        w.onRunEnded((run) => {
+          const taskId = run.metadata?.a2a_task_id;
+          if (typeof taskId === "string") void a2a.notify(taskId);
+        });
+      }
       await w.start();
       worker = w;
       cleanups.push(() => w.stop(0));

@@ -3,11 +3,13 @@
  * against the official v0.3.0 JSON Schema.
  */
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { A2AClient } from "a2a-sdk-v03/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aSchemaErrors } from "../helpers/a2a-schema.js";
-import { ROOT, describeBackends, serverForSuite, startTestServer, type TestServer } from "../helpers/server.js";
+import { ROOT, describeBackends, eventually, serverForSuite, startTestServer, type TestServer } from "../helpers/server.js";
 
 const text = (t: string, extra: Record<string, unknown> = {}) => ({
   message: { kind: "message" as const, messageId: randomUUID(), role: "user" as const, parts: [{ kind: "text" as const, text: t }], ...extra },
@@ -152,6 +154,46 @@ describeBackends("A2A", (backend) => {
     expect(again.at(-1)).toMatchObject({ kind: "status-update", final: true, status: { state: "completed" } });
   });
 
+  it("push notifications: configs are set, read, listed and deleted; the task is POSTed with its token when it ends", async () => {
+    const received: { token?: string; body: any }[] = [];
+    const hook = http.createServer((req, res) => {
+      let data = "";
+      req.on("data", (c) => (data += c));
+      req.on("end", () => {
+        received.push({ token: req.headers["x-a2a-notification-token"] as string | undefined, body: JSON.parse(data) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", () => r()));
+    const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/notify`;
+    try {
+      const assistant = await server.client.assistants.create({ graphId: "slow", config: { configurable: { delay_ms: 800 } } });
+      const slow = await A2AClient.fromCardUrl(`${server.url}/a2a/${assistant.assistant_id}/.well-known/agent-card.json`);
+      const started = ((await slow.sendMessage({
+        ...text("notify me"),
+        configuration: { blocking: false, pushNotificationConfig: { id: "first", url: hookUrl, token: "secret-1" } },
+      })) as { result: any }).result;
+      const set = (await slow.setTaskPushNotificationConfig({ taskId: started.id, pushNotificationConfig: { id: "second", url: hookUrl, token: "secret-2" } })) as { result: any };
+      expect(a2aSchemaErrors("TaskPushNotificationConfig", set.result)).toEqual([]);
+      const got = (await slow.getTaskPushNotificationConfig({ id: started.id, pushNotificationConfigId: "second" } as never)) as { result: any };
+      expect(got.result.pushNotificationConfig).toMatchObject({ id: "second", url: hookUrl, token: "secret-2" });
+      const listed = (await slow.listTaskPushNotificationConfig({ id: started.id })) as { result: any[] };
+      expect(listed.result.map((c) => c.pushNotificationConfig.id)).toEqual(["first", "second"]);
+      await eventually(async () => received.length >= 2, 15_000);
+      expect(received.map((r) => r.token).sort()).toEqual(["secret-1", "secret-2"]);
+      for (const r of received) {
+        expect(a2aSchemaErrors("Task", r.body)).toEqual([]);
+        expect(r.body).toMatchObject({ id: started.id, status: { state: "completed" } });
+      }
+      const deleted = (await slow.deleteTaskPushNotificationConfig({ id: started.id, pushNotificationConfigId: "first" })) as { result: unknown };
+      expect(deleted.result).toBeNull();
+      const after = (await slow.listTaskPushNotificationConfig({ id: started.id })) as { result: any[] };
+      expect(after.result.map((c) => c.pushNotificationConfig.id)).toEqual(["second"]);
+    } finally {
+      hook.close();
+    }
+  });
+
   it("answers every malformed request with the spec's error, HTTP 200 and the id echoed", async () => {
     const url = endpoint();
     const cases: [unknown, boolean, number, unknown][] = [
@@ -165,7 +207,8 @@ describeBackends("A2A", (backend) => {
       [{ jsonrpc: "2.0", id: "f", method: "tasks/get", params: { id: randomUUID() } }, false, -32001, "f"],
       [{ jsonrpc: "2.0", id: "g", method: "tasks/get", params: { id: "not-a-task" } }, false, -32001, "g"],
       [{ jsonrpc: "2.0", id: 7, method: "message/send", params: { message: { messageId: "m", role: "user", parts: [{ kind: "file", file: { uri: "http://x/y.png" } }] } } }, false, -32005, 7],
-      [{ jsonrpc: "2.0", id: "i", method: "tasks/pushNotificationConfig/set", params: {} }, false, -32003, "i"],
+      [{ jsonrpc: "2.0", id: "i", method: "tasks/pushNotificationConfig/set", params: { taskId: randomUUID(), pushNotificationConfig: { url: "http://127.0.0.1:1/x" } } }, false, -32001, "i"],
+      [{ jsonrpc: "2.0", id: "j", method: "tasks/pushNotificationConfig/set", params: { taskId: "t", pushNotificationConfig: { url: "not a url" } } }, false, -32602, "j"],
     ];
     for (const [body, raw, code, id] of cases) {
       const r = await rpc(url, body, raw);

@@ -4,8 +4,8 @@
  * here (not by the API's JSON parser) so that even unparseable JSON gets a JSON-RPC answer.
  *
  * Implemented so far, in the v0.3 dialect: message/send (blocking and not), message/stream,
- * tasks/get, tasks/cancel, tasks/resubscribe. Push notifications and the v1.0 answer shapes are
- * not yet: the card says so (capabilities) and those methods answer the spec's errors.
+ * tasks/get, tasks/cancel, tasks/resubscribe and the push notification configs (tasks are POSTed
+ * to their configs when their run ends). Not yet: the v1.0 answer shapes and non-text parts.
  */
 import express, { type Request, type Response } from "express";
 import type { AgentServerContext } from "../context.js";
@@ -15,8 +15,7 @@ import { buildAgentCard, publicBaseUrl } from "./card.js";
 import { A2AError, errorResponse, parseRequest, resultResponse } from "./jsonrpc.js";
 import { A2AService } from "./service.js";
 
-export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService): void {
-  const service = new A2AService(ctx, runs);
+export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
 
   const card = async (req: Request, assistantIdOrGraph: string) => {
     const assistant = await ctx.assistants.get(assistantIdOrGraph);
@@ -34,7 +33,7 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
       }),
       version: BERTH_VERSION,
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
     });
   };
   // The bare well-known card is the default assistant's: the one named, else the first graph's.
@@ -91,10 +90,17 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
           return;
         }
         case "push-set":
+          result = await service.setPush(request.params);
+          break;
         case "push-get":
+          result = await service.getPush(request.params);
+          break;
         case "push-list":
+          result = await service.listPush(request.params);
+          break;
         case "push-delete":
-          throw new A2AError("pushNotSupported");
+          result = await service.deletePush(request.params);
+          break;
         case "extended-card":
           throw new A2AError("extendedCardNotConfigured");
         default:

@@ -12,6 +12,7 @@ import type { AgentServerContext } from "../context.js";
 import { hasMessagesKey } from "../graphs/schemas.js";
 import type { RunService } from "../runs/service.js";
 import { runEvents } from "../runs/stream.js";
+import { deliverWebhook } from "../runs/webhooks.js";
 import { A2AError } from "./jsonrpc.js";
 import { TERMINAL_TASK_STATES, buildTask, contentText, taskStateOf, type A2AMessage, type TaskState } from "./tasks.js";
 
@@ -25,6 +26,14 @@ export function threadIdForContext(contextId: string): string {
 /** What A2A runs stream: token chunks for working updates, values for the final state. */
 const A2A_STREAM_MODES: ("values" | "messages-tuple")[] = ["values", "messages-tuple"];
 
+const pushConfigSchema = z
+  .object({
+    url: z.url({ error: "must be an absolute URL" }),
+    id: z.string().min(1).optional(),
+    token: z.string().optional(),
+    authentication: z.object({ schemes: z.array(z.string()), credentials: z.string().optional() }).loose().optional(),
+  })
+  .loose();
 const partSchema = z.object({ kind: z.string() }).loose();
 const messageSchema = z
   .object({
@@ -41,7 +50,11 @@ const sendParamsSchema = z
   .object({
     message: messageSchema,
     configuration: z
-      .object({ blocking: z.boolean().optional(), historyLength: z.number().int().min(0).optional() })
+      .object({
+        blocking: z.boolean().optional(),
+        historyLength: z.number().int().min(0).optional(),
+        pushNotificationConfig: pushConfigSchema.optional(),
+      })
       .loose()
       .optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
@@ -49,6 +62,16 @@ const sendParamsSchema = z
   .loose();
 const taskQuerySchema = z.object({ id: z.string().min(1), historyLength: z.number().int().min(0).optional() }).loose();
 const taskIdSchema = z.object({ id: z.string().min(1) }).loose();
+const pushSetSchema = z.object({ taskId: z.string().min(1), pushNotificationConfig: pushConfigSchema }).loose();
+const pushGetSchema = z.object({ id: z.string().min(1), pushNotificationConfigId: z.string().min(1).optional() }).loose();
+const pushDeleteSchema = z.object({ id: z.string().min(1), pushNotificationConfigId: z.string().min(1) }).loose();
+
+interface PushConfigRow {
+  config_id: string;
+  url: string;
+  token: string | null;
+  authentication: Record<string, unknown> | null;
+}
 
 function parse<T>(schema: z.ZodType<T>, params: unknown): T {
   const r = schema.safeParse(params);
@@ -219,6 +242,8 @@ export class A2AService {
       );
       task = rows[0]!;
     }
+    const push = params.configuration?.pushNotificationConfig;
+    if (push) await this.savePushConfig(task.task_id, push);
     return task;
   }
 
@@ -235,7 +260,88 @@ export class A2AService {
     if (TERMINAL_TASK_STATES.includes(state)) throw new A2AError("taskNotCancelable", `task ${task.task_id} is already ${state}`);
     if (state === "submitted" || state === "working") await this.runs.cancel(task.thread_id, task.run_id, "interrupt", true);
     await this.ctx.pool.query("UPDATE a2a_tasks SET canceled = true, updated_at = now() WHERE task_id = $1", [task.task_id]);
+    void this.notify(task.task_id);
     return this.view({ ...task, canceled: true });
+  }
+
+  // ---- push notifications ----------------------------------------------------------------------
+
+  private async savePushConfig(taskId: string, cfg: z.infer<typeof pushConfigSchema>) {
+    const id = cfg.id ?? randomUUID();
+    await this.ctx.pool.query(
+      `INSERT INTO a2a_push_configs (task_id, config_id, url, token, authentication) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (task_id, config_id) DO UPDATE SET url = excluded.url, token = excluded.token, authentication = excluded.authentication`,
+      [taskId, id, cfg.url, cfg.token ?? null, cfg.authentication ? JSON.stringify(cfg.authentication) : null],
+    );
+    return { taskId, pushNotificationConfig: { ...cfg, id } };
+  }
+
+  private toConfig(taskId: string, row: PushConfigRow) {
+    return {
+      taskId,
+      pushNotificationConfig: {
+        id: row.config_id,
+        url: row.url,
+        ...(row.token ? { token: row.token } : {}),
+        ...(row.authentication ? { authentication: row.authentication } : {}),
+      },
+    };
+  }
+
+  private async pushConfigs(taskId: string): Promise<PushConfigRow[]> {
+    const { rows } = await this.ctx.pool.query<PushConfigRow>(
+      "SELECT config_id, url, token, authentication FROM a2a_push_configs WHERE task_id = $1 ORDER BY created_at, config_id",
+      [taskId],
+    );
+    return rows;
+  }
+
+  async setPush(rawParams: unknown) {
+    const params = parse(pushSetSchema, rawParams);
+    const task = await this.findTask(params.taskId);
+    return this.savePushConfig(task.task_id, params.pushNotificationConfig);
+  }
+
+  async getPush(rawParams: unknown) {
+    const params = parse(pushGetSchema, rawParams);
+    const task = await this.findTask(params.id);
+    const rows = await this.pushConfigs(task.task_id);
+    const row = params.pushNotificationConfigId ? rows.find((r) => r.config_id === params.pushNotificationConfigId) : rows[0];
+    if (!row) throw new A2AError("invalidParams", `task ${task.task_id} has no push notification config${params.pushNotificationConfigId ? ` ${params.pushNotificationConfigId}` : ""}`);
+    return this.toConfig(task.task_id, row);
+  }
+
+  async listPush(rawParams: unknown) {
+    const params = parse(taskIdSchema, rawParams);
+    const task = await this.findTask(params.id);
+    return (await this.pushConfigs(task.task_id)).map((r) => this.toConfig(task.task_id, r));
+  }
+
+  async deletePush(rawParams: unknown) {
+    const params = parse(pushDeleteSchema, rawParams);
+    const task = await this.findTask(params.id);
+    await this.ctx.pool.query("DELETE FROM a2a_push_configs WHERE task_id = $1 AND config_id = $2", [task.task_id, params.pushNotificationConfigId]);
+    return null;
+  }
+
+  /**
+   * POST the task, as it stands, to every push config of the task (with its token in
+   * X-A2A-Notification-Token), retrying failed deliveries. Called when the task's run ends.
+   */
+  async notify(taskId: string): Promise<void> {
+    try {
+      const configs = await this.pushConfigs(taskId);
+      if (configs.length === 0) return;
+      const task = await this.findTask(taskId);
+      const body = await this.view(task);
+      await Promise.all(
+        configs.map((c) =>
+          deliverWebhook(c.url, body, this.ctx.logger, { headers: c.token ? { "X-A2A-Notification-Token": c.token } : {} }),
+        ),
+      );
+    } catch (err) {
+      this.ctx.logger.warn({ err, task_id: taskId }, "A2A push notification failed");
+    }
   }
 
   private async runAndThread(task: TaskRow) {

@@ -44,7 +44,24 @@ export class QueueWorker {
   private sweepTimer?: NodeJS.Timeout;
   private unsubscribes: (() => Promise<void>)[] = [];
 
+  private readonly endedListeners: ((run: ClaimedRun) => void)[] = [];
+
   constructor(private readonly ctx: AgentServerContext) {}
+
+  /** Be told when a run this worker executed has ended (after its end is committed and announced). */
+  onRunEnded(listener: (run: ClaimedRun) => void): void {
+    this.endedListeners.push(listener);
+  }
+
+  private ended(run: ClaimedRun): void {
+    for (const l of this.endedListeners) {
+      try {
+        l(run);
+      } catch (err) {
+        this.ctx.logger.warn({ err, run_id: run.run_id }, "run-ended listener failed");
+      }
+    }
+  }
 
   get activeCount(): number {
     return this.active.size;
@@ -188,6 +205,7 @@ export class QueueWorker {
       await emitter.done({ status: "rollback" });
       await this.publishWake();
       log.info("run rolled back");
+      this.ended(run);
       return;
     }
 
@@ -241,6 +259,7 @@ export class QueueWorker {
     // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
     if (owned.morePending) await this.publishWake();
     log.info({ status }, "run finished");
+    this.ended(run);
 
     if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void this.sendWebhook(run, status, values, error);
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {

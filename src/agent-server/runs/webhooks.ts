@@ -9,6 +9,8 @@ export interface WebhookOptions {
   /** Delay before the first retry; doubles each time. */
   baseDelayMs?: number;
   timeoutMs?: number;
+  /** Extra request headers (e.g. an A2A notification token). */
+  headers?: Record<string, string>;
 }
 
 export async function deliverWebhook(url: string, payload: unknown, logger: Logger, opts: WebhookOptions = {}): Promise<boolean> {
@@ -19,7 +21,7 @@ export async function deliverWebhook(url: string, payload: unknown, logger: Logg
     try {
       const res = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "berth-webhook/1" },
+        headers: { "content-type": "application/json", "user-agent": "berth-webhook/1", ...(opts.headers ?? {}) },
         body,
         signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
       });

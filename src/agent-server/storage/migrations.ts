@@ -142,4 +142,18 @@ CREATE TABLE a2a_tasks (
 CREATE INDEX a2a_tasks_thread ON a2a_tasks (thread_id, created_at);
 `,
   },
+  {
+    name: "A2A push notification configs",
+    sql: `
+CREATE TABLE a2a_push_configs (
+  task_id uuid NOT NULL REFERENCES a2a_tasks ON DELETE CASCADE,
+  config_id text NOT NULL,
+  url text NOT NULL,
+  token text,
+  authentication jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (task_id, config_id)
+);
+`,
+  },
 ];
