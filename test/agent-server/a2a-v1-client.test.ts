@@ -1,0 +1,66 @@
+/**
+ * The endpoint through the @a2a-js/sdk 1.x client in its v0.3 compatibility mode (what a current
+ * A2A client uses to talk to a v0.3 agent): card discovery, send, get, cancel, stream.
+ */
+import { randomUUID } from "node:crypto";
+import { Role, TaskState } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
+import { beforeAll, expect, it } from "vitest";
+import { describeBackends, serverForSuite, type TestServer } from "../helpers/server.js";
+
+const message = (text: string, extra: Record<string, unknown> = {}) =>
+  ({
+    messageId: randomUUID(),
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: "text", value: text } }],
+    ...extra,
+  }) as never;
+
+describeBackends("A2A through the 1.x client (v0.3 compatibility)", (backend) => {
+  let server: TestServer;
+  let factory: ClientFactory;
+  serverForSuite(backend, (s) => (server = s));
+  beforeAll(() => {
+    factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
+      }),
+    );
+  });
+  const clientFor = (assistant: string): Promise<Client> => factory.createFromUrl(server.url, `/a2a/${assistant}/.well-known/agent-card.json`);
+
+  it("discovers the card, sends a message and reads the completed task", async () => {
+    const client = await clientFor("chat");
+    const task = (await client.sendMessage({ message: message("hello v1") } as never)) as any;
+    expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const text = task.artifacts[0].parts[0].content;
+    expect(text).toEqual({ $case: "text", value: "You said: hello v1" });
+    const got = (await client.getTask({ id: task.id } as never)) as any;
+    expect(got.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(got.contextId).toBe(task.contextId);
+  });
+
+  it("streams: the task, then updates, ending completed", async () => {
+    const client = await clientFor("chat");
+    const events: any[] = [];
+    for await (const e of client.sendMessageStream({ message: message("stream v1") } as never)) events.push(e);
+    expect(events.length).toBeGreaterThan(2);
+    // 1.x yields v1.0 stream responses: {payload: {$case: "task" | "statusUpdate" | "artifactUpdate", value}}
+    expect(events[0].payload.$case).toBe("task");
+    const last = events.at(-1).payload;
+    expect(last.$case).toBe("statusUpdate");
+    expect(last.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const artifact = events.find((e) => e.payload.$case === "artifactUpdate").payload.value.artifact;
+    expect(artifact.parts[0].content).toEqual({ $case: "text", value: "You said: stream v1" });
+  });
+
+  it("an interrupt asks for input; the reply with the task id completes it; cancelling a finished task fails", async () => {
+    const client = await clientFor("approval");
+    const waiting = (await client.sendMessage({ message: message("ship it?") } as never)) as any;
+    expect(waiting.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done = (await client.sendMessage({ message: message("approve", { taskId: waiting.id, contextId: waiting.contextId }) } as never)) as any;
+    expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    await expect(client.cancelTask({ id: done.id } as never)).rejects.toThrow();
+  });
+});
