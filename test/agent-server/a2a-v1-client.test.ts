@@ -64,3 +64,44 @@ describeBackends("A2A through the 1.x client (v0.3 compatibility)", (backend) =>
     await expect(client.cancelTask({ id: done.id } as never)).rejects.toThrow();
   });
 });
+
+describeBackends("A2A through the 1.x client, v1.0 dialect", (backend) => {
+  let server: TestServer;
+  serverForSuite(backend, (s) => (server = s));
+  // the default factory speaks v1.0 only: it finds the v1.0 interface in the card's supportedInterfaces
+  const clientFor = (assistant: string): Promise<Client> => new ClientFactory().createFromUrl(server.url, `/a2a/${assistant}/.well-known/agent-card.json`);
+
+  it("send, get, stream and resume an interrupt with v1.0 method names and shapes", async () => {
+    const client = await clientFor("chat");
+    const task = (await client.sendMessage({ message: message("hello native v1") } as never)) as any;
+    expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0].parts[0].content).toEqual({ $case: "text", value: "You said: hello native v1" });
+    expect(((await client.getTask({ id: task.id } as never)) as any).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    const events: any[] = [];
+    for await (const e of client.sendMessageStream({ message: message("v1 stream") } as never)) events.push(e);
+    expect(events[0].payload.$case).toBe("task");
+    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    const approval = await clientFor("approval");
+    const waiting = (await approval.sendMessage({ message: message("release?") } as never)) as any;
+    expect(waiting.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done = (await approval.sendMessage({ message: message("approve", { taskId: waiting.id, contextId: waiting.contextId }) } as never)) as any;
+    expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("answers SendMessage with result.task and TASK_STATE_* enums on the wire", async () => {
+    const res = await fetch(`${server.url}/a2a/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "v1", method: "SendMessage", params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "raw" }] } } }),
+    });
+    const body = (await res.json()) as { id: string; result: { task: any } };
+    expect(body.id).toBe("v1");
+    expect(body.result.task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(body.result.task.kind).toBeUndefined();
+    expect(body.result.task.history.map((m: any) => m.role)).toEqual(["ROLE_USER", "ROLE_AGENT"]);
+    expect(body.result.task.artifacts[0].parts).toEqual([{ text: "You said: raw" }]);
+  });
+});
+

@@ -18,11 +18,17 @@ export interface CardInput {
 
 export function buildAgentCard(input: CardInput) {
   const description = input.description || input.graphDescription || `${input.name} assistant (LangGraph graph "${input.graphId}")`;
+  const url = `${input.baseUrl.replace(/\/+$/, "")}/a2a/${encodeURIComponent(input.assistantId)}`;
   return {
     protocolVersion: "0.3.0",
     name: input.name,
     description,
-    url: `${input.baseUrl.replace(/\/+$/, "")}/a2a/${encodeURIComponent(input.assistantId)}`,
+    url,
+    // v1.0 clients look here: the same endpoint answers v1.0 method names in v1.0 shapes
+    supportedInterfaces: [
+      { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+    ],
     preferredTransport: "JSONRPC",
     version: input.version,
     capabilities: { streaming: input.streaming, pushNotifications: input.pushNotifications, stateTransitionHistory: false },

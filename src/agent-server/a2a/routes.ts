@@ -5,7 +5,8 @@
  *
  * Implemented so far, in the v0.3 dialect: message/send (blocking and not), message/stream,
  * tasks/get, tasks/cancel, tasks/resubscribe and the push notification configs (tasks are POSTed
- * to their configs when their run ends). Not yet: the v1.0 answer shapes and non-text parts.
+ * to their configs when their run ends); the v1.0 method names for send, stream, get, cancel and
+ * subscribe, answered in v1 shapes. Not yet: non-text parts, v1 push configs and ListTasks.
  */
 import express, { type Request, type Response } from "express";
 import type { AgentServerContext } from "../context.js";
@@ -14,6 +15,7 @@ import { BERTH_VERSION } from "../version.js";
 import { buildAgentCard, publicBaseUrl } from "./card.js";
 import { A2AError, errorResponse, parseRequest, resultResponse } from "./jsonrpc.js";
 import { A2AService } from "./service.js";
+import { paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
 
 export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
 
@@ -64,19 +66,21 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
       return;
     }
     try {
-      if (request.dialect === "v1") {
-        throw new A2AError("unsupportedOperation", "the v1.0 dialect is not implemented yet: use the v0.3 method names (message/send, tasks/get…)");
+      const v1 = request.dialect === "v1";
+      if (v1 && (request.operation.startsWith("push-") || request.operation === "list")) {
+        throw new A2AError("unsupportedOperation", `${request.method} is not available in the v1.0 dialect yet; use the v0.3 method names`);
       }
+      const params = v1 ? paramsFromV1(request.operation, request.params) : request.params;
       let result: unknown;
       switch (request.operation) {
         case "send":
-          result = await service.send(req.params.assistant_id!, request.params);
+          result = await service.send(req.params.assistant_id!, params);
           break;
         case "get":
-          result = await service.get(request.params);
+          result = await service.get(params);
           break;
         case "cancel":
-          result = await service.cancel(request.params);
+          result = await service.cancel(params);
           break;
         case "stream":
         case "resubscribe": {
@@ -84,9 +88,9 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
           res.on("close", () => gone.abort());
           const events =
             request.operation === "stream"
-              ? service.stream(req.params.assistant_id!, request.params, gone.signal)
-              : service.resubscribe(request.params, gone.signal);
-          await streamJsonRpc(res, request.id, events, ctx.settings.heartbeatSeconds);
+              ? service.stream(req.params.assistant_id!, params, gone.signal)
+              : service.resubscribe(params, gone.signal);
+          await streamJsonRpc(res, request.id, v1 ? mapStream(events, streamEventToV1) : events, ctx.settings.heartbeatSeconds);
           return;
         }
         case "push-set":
@@ -110,12 +114,16 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
         res.status(204).end();
         return;
       }
-      res.status(200).json(resultResponse(request.id, result));
+      res.status(200).json(resultResponse(request.id, v1 ? resultToV1(request.operation, result) : result));
     } catch (err) {
       if (!(err instanceof A2AError)) ctx.logger.error({ err, method: request.method }, "A2A method failed");
       res.status(200).json(errorResponse(request.id, err));
     }
   });
+}
+
+async function* mapStream(events: AsyncGenerator<unknown>, f: (e: any) => unknown): AsyncGenerator<unknown> {
+  for await (const e of events) yield f(e);
 }
 
 /**
