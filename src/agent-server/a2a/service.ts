@@ -14,6 +14,8 @@ import type { RunService } from "../runs/service.js";
 import { runEvents } from "../runs/stream.js";
 import { deliverWebhook } from "../runs/webhooks.js";
 import { A2AError } from "./jsonrpc.js";
+import type { DoneMessage } from "../runs/channels.js";
+import { isTerminal } from "../runs/rules.js";
 import { TERMINAL_TASK_STATES, buildTask, contentText, taskStateOf, type A2AMessage, type TaskState } from "./tasks.js";
 
 /** Namespace for thread ids of client-chosen contextIds that are not UUIDs. */
@@ -125,9 +127,13 @@ export class A2AService {
   /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
   async send(assistantIdOrGraph: string, rawParams: unknown) {
     const params = parse(sendParamsSchema, rawParams);
-    const task = await this.start(assistantIdOrGraph, params);
-    if (params.configuration?.blocking !== false) await this.runs.waitForDone(task.run_id);
-    return this.view(task, params.configuration?.historyLength);
+    const { task, stored } = await this.start(assistantIdOrGraph, params);
+    if (params.configuration?.blocking === false) {
+      await stored;
+      return this.view(task, params.configuration?.historyLength);
+    }
+    const [done] = await Promise.all([this.runs.waitForDone(task.run_id), stored]);
+    return this.viewAfter(task, done, params.configuration?.historyLength);
   }
 
   /**
@@ -137,7 +143,8 @@ export class A2AService {
    */
   async *stream(assistantIdOrGraph: string, rawParams: unknown, signal: AbortSignal): AsyncGenerator<unknown> {
     const params = parse(sendParamsSchema, rawParams);
-    const task = await this.start(assistantIdOrGraph, params);
+    const { task, stored } = await this.start(assistantIdOrGraph, params);
+    await stored;
     yield await this.view(task, params.configuration?.historyLength);
     yield* this.follow(task, -1, signal);
   }
@@ -187,7 +194,11 @@ export class A2AService {
     yield { kind: "status-update" as const, ...ids, status: final.status, final: true };
   }
 
-  private async start(assistantIdOrGraph: string, params: z.infer<typeof sendParamsSchema>): Promise<TaskRow> {
+  /**
+   * Create (or resume) the task and its run. The new task's row is written while the run starts:
+   * `stored` settles when it is, and must be awaited before the task is looked up by id.
+   */
+  private async start(assistantIdOrGraph: string, params: z.infer<typeof sendParamsSchema>): Promise<{ task: TaskRow; stored: Promise<void> }> {
     const { message } = params;
     const assistant = await this.ctx.assistants.get(assistantIdOrGraph).catch(() => {
       throw new A2AError("invalidParams", `unknown assistant "${assistantIdOrGraph}"`);
@@ -199,6 +210,7 @@ export class A2AService {
     const text = userText(message);
 
     let task: TaskRow;
+    let stored: Promise<void> = Promise.resolve();
     if (message.taskId) {
       task = await this.findTask(message.taskId);
       if (message.contextId && message.contextId !== task.context_id) {
@@ -218,7 +230,7 @@ export class A2AService {
         multitask_strategy: "enqueue",
         stream_mode: A2A_STREAM_MODES,
         metadata: { a2a_task_id: task.task_id, a2a_context_id: task.context_id, thread_id: task.context_id },
-      });
+      }, {}, undefined, assistant);
       await this.ctx.pool.query("UPDATE a2a_tasks SET run_id = $2, updated_at = now() WHERE task_id = $1", [task.task_id, run.run_id]);
       task = { ...task, run_id: run.run_id };
     } else {
@@ -233,18 +245,26 @@ export class A2AService {
         if_not_exists: "create",
         // the A2A context groups the conversation's runs in tracing, as the thread does
         metadata: { a2a_task_id: taskId, a2a_context_id: contextId, thread_id: contextId },
-      });
-      const stored: A2AMessage = { ...(message as A2AMessage), kind: "message", contextId, taskId };
-      const { rows } = await this.ctx.pool.query<TaskRow>(
-        `INSERT INTO a2a_tasks (task_id, context_id, thread_id, assistant_id, run_id, message)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-        [taskId, contextId, threadId, assistant.assistant_id, run.run_id, JSON.stringify(stored)],
-      );
-      task = rows[0]!;
+      }, {}, undefined, assistant);
+      const opening: A2AMessage = { ...(message as A2AMessage), kind: "message", contextId, taskId };
+      task = { task_id: taskId, context_id: contextId, thread_id: threadId, assistant_id: assistant.assistant_id, run_id: run.run_id, message: opening, canceled: false, created_at: new Date() };
+      stored = this.ctx.pool
+        .query(
+          `INSERT INTO a2a_tasks (task_id, context_id, thread_id, assistant_id, run_id, message) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [taskId, contextId, threadId, assistant.assistant_id, run.run_id, JSON.stringify(opening)],
+        )
+        .then(() => undefined);
     }
     const push = params.configuration?.pushNotificationConfig;
-    if (push) await this.savePushConfig(task.task_id, push);
-    return task;
+    if (push) {
+      await stored;
+      await this.savePushConfig(task.task_id, push);
+      // A run that ended before its config was saved was not announced: announce it now
+      // (deliveries are at least once; a receiver may see a state twice).
+      const ended = await this.ctx.runs.endState(task.run_id);
+      if (ended && isTerminal(ended.status)) void this.notify(task.task_id);
+    }
+    return { task, stored };
   }
 
   async get(rawParams: unknown) {
@@ -380,7 +400,31 @@ export class A2AService {
 
   private async view(task: TaskRow, historyLength?: number) {
     const { state, row } = await this.snapshot(task);
-    const messages = row?.values?.messages ?? [];
+    const interrupts = Object.values(row?.interrupts ?? {}).flat().map((i) => i?.value);
+    return this.render(task, state, row?.values?.messages ?? [], interrupts, row?.run_error?.message, historyLength);
+  }
+
+  /**
+   * The task right after its run ended, from the run's done message (final values, interrupts,
+   * error) without reading the database again; falls back to `view` when the message lacks them.
+   */
+  private async viewAfter(task: TaskRow, done: DoneMessage, historyLength?: number) {
+    const ended = ["success", "error", "timeout", "interrupted"].includes(done.status);
+    if (!ended || done.output === undefined || task.canceled) return this.view(task, historyLength);
+    const values = JSON.parse(done.output) as { messages?: { type?: string; content?: unknown; id?: string }[]; __interrupt__?: { value?: unknown }[] };
+    const interrupts = (values.__interrupt__ ?? []).map((i) => i?.value);
+    const state = taskStateOf(done.status as never, interrupts.length > 0);
+    return this.render(task, state, values.messages ?? [], interrupts, done.error?.message, historyLength);
+  }
+
+  private render(
+    task: TaskRow,
+    state: TaskState,
+    messages: { type?: string; content?: unknown; id?: string }[],
+    interruptValues: unknown[],
+    errorMessage: string | undefined,
+    historyLength?: number,
+  ) {
     // This task's turn: from its user message to the next message another task's user sent.
     const start = messages.findIndex((m) => m.id === task.message.messageId);
     let turn: { type?: string; content?: unknown; id?: string }[];
@@ -392,10 +436,9 @@ export class A2AService {
     }
     let statusText: string | undefined;
     if (state === "input-required") {
-      const values = Object.values(row?.interrupts ?? {}).flat().map((i) => i?.value);
-      statusText = values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join("\n") || "input required";
+      statusText = interruptValues.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join("\n") || "input required";
     } else if (state === "failed") {
-      statusText = row?.run_error?.message ?? "the run failed";
+      statusText = errorMessage ?? "the run failed";
     }
     return buildTask({
       taskId: task.task_id,
@@ -407,4 +450,5 @@ export class A2AService {
       historyLength,
     });
   }
+
 }

@@ -12,6 +12,7 @@ import type { CancelMessage, DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal, withInterrupts } from "./rules.js";
 import { toWireJson } from "../serde.js";
 import type { Run, RunKwargs } from "../storage/runs.js";
+import type { Assistant } from "../storage/assistants.js";
 
 /** Request headers copied into `config.configurable`, as the LangGraph servers do. */
 const EXCLUDED_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key", "x-auth-scheme"]);
@@ -41,10 +42,12 @@ export class RunService {
     body: RunCreate,
     headers: IncomingHttpHeaders = {},
     client?: pg.PoolClient,
+    /** The assistant, when the caller has already looked it up. */
+    resolved?: Assistant,
   ): Promise<Run> {
     const { ctx } = this;
     // Inside a caller's transaction every query must use its client: PGlite runs one transaction at a time.
-    const assistant = await ctx.assistants.get(body.assistant_id, client);
+    const assistant = resolved ?? (await ctx.assistants.get(body.assistant_id, client));
     if (!ctx.registry.has(assistant.graph_id)) {
       throw new ApiError(422, `assistant ${assistant.assistant_id} uses graph "${assistant.graph_id}", which this deployment does not have`);
     }
