@@ -194,6 +194,69 @@ describeBackends("A2A", (backend) => {
     }
   });
 
+  it("file and data parts reach the graph as content blocks when the assistant takes their media type", async () => {
+    const assistant = await server.client.assistants.create({ graphId: "chat", metadata: { a2a: { input_modes: ["text/plain", "application/json", "image/*"] } } });
+    const card = (await (await fetch(`${server.url}/a2a/${assistant.assistant_id}`)).json()) as { defaultInputModes: string[] };
+    expect(card.defaultInputModes).toContain("image/*");
+    const res = await rpc(endpoint(assistant.assistant_id), {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "message/send",
+      params: {
+        message: {
+          kind: "message",
+          messageId: randomUUID(),
+          role: "user",
+          parts: [
+            { kind: "text", text: "describe" },
+            { kind: "file", file: { uri: "https://example.com/cat.png", mimeType: "image/png", name: "cat.png" } },
+            { kind: "data", data: { size: "small" } },
+          ],
+        },
+      },
+    });
+    expect(a2aSchemaErrors("Task", res.body.result)).toEqual([]);
+    expect(res.body.result.status.state).toBe("completed");
+    const state = await server.client.threads.getState<{ messages: { content: unknown }[] }>(res.body.result.contextId);
+    expect(state.values.messages[0]!.content).toEqual([
+      { type: "text", text: "describe" },
+      { type: "image", url: "https://example.com/cat.png", mimeType: "image/png", metadata: { filename: "cat.png" } },
+      { type: "text", text: '{"size":"small"}' },
+    ]);
+    // the same file to an assistant that takes only text and JSON is refused
+    const refused = await rpc(endpoint("chat"), {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "message/send",
+      params: { message: { messageId: randomUUID(), role: "user", parts: [{ kind: "file", file: { bytes: "aGVsbG8=", mimeType: "image/png" } }] } },
+    });
+    expect(refused.body.error?.code).toBe(-32005);
+    expect(refused.body.error?.data?.detail).toMatch(/image\/png/);
+  });
+
+  it("rejects a taskId from another context and unknown part kinds; honours historyLength 2", async () => {
+    const first = ((await client.sendMessage(text("first"))) as { result: any }).result;
+    const other = ((await client.sendMessage(text("other"))) as { result: any }).result;
+    const mismatch = await rpc(endpoint(), { jsonrpc: "2.0", id: 1, method: "message/send", params: text("x", { taskId: first.id, contextId: other.contextId }) });
+    expect(mismatch.body.error?.code).toBe(-32602);
+    const unknownPart = await rpc(endpoint(), {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "message/send",
+      params: { message: { messageId: "m", role: "user", parts: [{ kind: "hologram" }] } },
+    });
+    expect(unknownPart.body.error?.code).toBe(-32602);
+    const two = ((await client.getTask({ id: first.id, historyLength: 2 })) as { result: any }).result;
+    expect(two.history).toHaveLength(2);
+    const all = ((await client.getTask({ id: first.id })) as { result: any }).result;
+    expect(all.history.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("agent/getAuthenticatedExtendedCard answers the card", async () => {
+    const res = await rpc(endpoint(), { jsonrpc: "2.0", id: 3, method: "agent/getAuthenticatedExtendedCard" });
+    expect(a2aSchemaErrors("AgentCard", res.body.result)).toEqual([]);
+  });
+
   it("answers every malformed request with the spec's error, HTTP 200 and the id echoed", async () => {
     const url = endpoint();
     const cases: [unknown, boolean, number, unknown][] = [

@@ -14,6 +14,8 @@ export interface CardInput {
   version: string;
   streaming: boolean;
   pushNotifications: boolean;
+  /** Media types the assistant takes (its `metadata.a2a.input_modes`). */
+  inputModes?: string[];
 }
 
 export function buildAgentCard(input: CardInput) {
@@ -32,7 +34,7 @@ export function buildAgentCard(input: CardInput) {
     preferredTransport: "JSONRPC",
     version: input.version,
     capabilities: { streaming: input.streaming, pushNotifications: input.pushNotifications, stateTransitionHistory: false },
-    defaultInputModes: ["text/plain", "application/json"],
+    defaultInputModes: input.inputModes ?? ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: [
       {

@@ -14,7 +14,7 @@ import type { RunService } from "../runs/service.js";
 import { BERTH_VERSION } from "../version.js";
 import { buildAgentCard, publicBaseUrl } from "./card.js";
 import { A2AError, errorResponse, parseRequest, resultResponse } from "./jsonrpc.js";
-import { A2AService } from "./service.js";
+import { A2AService, inputModesOf } from "./service.js";
 import { paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
 
 export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
@@ -36,6 +36,7 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
       version: BERTH_VERSION,
       streaming: true,
       pushNotifications: true,
+      inputModes: inputModesOf(assistant.metadata),
     });
   };
   // The bare well-known card is the default assistant's: the one named, else the first graph's.
@@ -106,7 +107,9 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
           result = await service.deletePush(request.params);
           break;
         case "extended-card":
-          throw new A2AError("extendedCardNotConfigured");
+          // without authentication there is nothing more to tell an authenticated client
+          result = await card(req, req.params.assistant_id!);
+          break;
         default:
           throw new A2AError("methodNotFound");
       }

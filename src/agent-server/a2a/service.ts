@@ -84,20 +84,54 @@ function parse<T>(schema: z.ZodType<T>, params: unknown): T {
   return r.data;
 }
 
-/** The text the user sent. Only text parts reach graphs for now; other kinds are refused. */
-function userText(message: z.infer<typeof messageSchema>): string {
-  const texts: string[] = [];
-  for (const part of message.parts) {
+/** Media types an assistant takes unless its metadata says otherwise (`metadata.a2a.input_modes`). */
+export const DEFAULT_INPUT_MODES = ["text/plain", "application/json"];
+
+export function inputModesOf(metadata: Record<string, unknown>): string[] {
+  const modes = (metadata.a2a as { input_modes?: unknown } | undefined)?.input_modes;
+  return Array.isArray(modes) && modes.every((m) => typeof m === "string") ? (modes as string[]) : DEFAULT_INPUT_MODES;
+}
+
+function accepts(modes: string[], mimeType: string): boolean {
+  const [type] = mimeType.split("/");
+  return modes.some((m) => m === mimeType || m === "*/*" || m === `${type}/*`);
+}
+
+/**
+ * The user's message as LangChain content: a plain string when it is all text, else content
+ * blocks — text, data parts as JSON text, files as image/file blocks (by URL or base64). Parts
+ * whose media type the assistant does not take are refused with -32005.
+ */
+export function userContent(parts: { kind: string; [k: string]: unknown }[], modes: string[]): string | Record<string, unknown>[] {
+  const blocks: Record<string, unknown>[] = [];
+  for (const part of parts) {
     if (part.kind === "text") {
       if (typeof part.text !== "string") throw new A2AError("invalidParams", "a text part needs a string `text`");
-      texts.push(part.text);
-    } else if (part.kind === "file" || part.kind === "data") {
-      throw new A2AError("contentTypeNotSupported", `${part.kind} parts are not supported by this agent yet; send text parts`);
+      blocks.push({ type: "text", text: part.text });
+    } else if (part.kind === "data") {
+      if (!accepts(modes, "application/json")) throw new A2AError("contentTypeNotSupported", "this agent does not take application/json (data) parts");
+      if (typeof part.data !== "object" || part.data === null) throw new A2AError("invalidParams", "a data part needs an object `data`");
+      blocks.push({ type: "text", text: JSON.stringify(part.data) });
+    } else if (part.kind === "file") {
+      const file = part.file as { uri?: string; bytes?: string; mimeType?: string; name?: string } | undefined;
+      if (!file || (typeof file.uri !== "string" && typeof file.bytes !== "string")) {
+        throw new A2AError("invalidParams", "a file part needs file.uri or file.bytes");
+      }
+      const mimeType = file.mimeType ?? "application/octet-stream";
+      if (!accepts(modes, mimeType)) {
+        throw new A2AError("contentTypeNotSupported", `this agent does not take ${mimeType} files (it takes ${modes.join(", ")})`);
+      }
+      blocks.push({
+        type: mimeType.startsWith("image/") ? "image" : "file",
+        ...(file.uri ? { url: file.uri } : { data: file.bytes }),
+        mimeType,
+        ...(file.name ? { metadata: { filename: file.name } } : {}),
+      });
     } else {
       throw new A2AError("invalidParams", `unknown part kind "${part.kind}"`);
     }
   }
-  return texts.join("\n");
+  return blocks.every((b) => b.type === "text") ? blocks.map((b) => b.text as string).join("\n") : blocks;
 }
 
 interface TaskRow {
@@ -207,7 +241,7 @@ export class A2AService {
     if (!hasMessagesKey(graph)) {
       throw new A2AError("invalidParams", `graph "${assistant.graph_id}" has no \`messages\` in its state, so it cannot take A2A text messages`);
     }
-    const text = userText(message);
+    const content = userContent(message.parts, inputModesOf(assistant.metadata));
 
     let task: TaskRow;
     let stored: Promise<void> = Promise.resolve();
@@ -226,7 +260,8 @@ export class A2AService {
       // The reply resumes the graph where it stopped at interrupt().
       const run = await this.runs.create(task.thread_id, {
         assistant_id: assistant.assistant_id,
-        command: { resume: text },
+        // a resume value is what interrupt() returns: the reply's text (or its blocks)
+        command: { resume: content },
         multitask_strategy: "enqueue",
         stream_mode: A2A_STREAM_MODES,
         metadata: { a2a_task_id: task.task_id, a2a_context_id: task.context_id, thread_id: task.context_id },
@@ -239,7 +274,7 @@ export class A2AService {
       const taskId = randomUUID();
       const run = await this.runs.create(threadId, {
         assistant_id: assistant.assistant_id,
-        input: { messages: [{ role: "user", content: text, id: message.messageId }] },
+        input: { messages: [{ role: "user", content, id: message.messageId }] },
         multitask_strategy: "enqueue",
         stream_mode: A2A_STREAM_MODES,
         if_not_exists: "create",
