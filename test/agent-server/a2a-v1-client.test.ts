@@ -103,5 +103,35 @@ describeBackends("A2A through the 1.x client, v1.0 dialect", (backend) => {
     expect(body.result.task.history.map((m: any) => m.role)).toEqual(["ROLE_USER", "ROLE_AGENT"]);
     expect(body.result.task.artifacts[0].parts).toEqual([{ text: "You said: raw" }]);
   });
-});
 
+  const v1 = async (method: string, params: unknown) => {
+    const res = await fetch(`${server.url}/a2a/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: method, method, params }),
+    });
+    return (await res.json()) as { result?: any; error?: { code: number } };
+  };
+
+  it("push configs and ListTasks in v1 shapes", async () => {
+    const contextId = randomUUID();
+    const sent = await v1("SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", contextId, parts: [{ text: "list me" }] } });
+    const taskId = sent.result.task.id;
+    const created = await v1("CreateTaskPushNotificationConfig", { taskId, id: "hook", url: "http://127.0.0.1:9/never", token: "t" });
+    expect(created.result).toEqual({ taskId, id: "hook", url: "http://127.0.0.1:9/never", token: "t" });
+    expect((await v1("GetTaskPushNotificationConfig", { taskId, id: "hook" })).result.url).toBe("http://127.0.0.1:9/never");
+    expect((await v1("ListTaskPushNotificationConfigs", { taskId })).result.configs.map((c: any) => c.id)).toEqual(["hook"]);
+    expect((await v1("DeleteTaskPushNotificationConfig", { taskId, id: "hook" })).result).toEqual({});
+    expect((await v1("ListTaskPushNotificationConfigs", { taskId })).result.configs).toEqual([]);
+
+    await v1("SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", contextId, parts: [{ text: "second" }] } });
+    const listed = (await v1("ListTasks", { contextId, pageSize: 1 })).result;
+    expect(listed.totalSize).toBe(2);
+    expect(listed.tasks).toHaveLength(1);
+    expect(listed.tasks[0].status.state).toBe("TASK_STATE_COMPLETED");
+    const next = (await v1("ListTasks", { contextId, pageSize: 1, pageToken: listed.nextPageToken })).result;
+    expect(next.tasks[0].id).toBe(taskId); // newest first: the first task comes last
+    expect(next.nextPageToken).toBe("");
+    expect((await v1("ListTasks", { contextId, status: "TASK_STATE_FAILED" })).result.totalSize).toBe(0);
+  });
+});

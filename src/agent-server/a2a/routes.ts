@@ -6,7 +6,7 @@
  * Implemented so far, in the v0.3 dialect: message/send (blocking and not), message/stream,
  * tasks/get, tasks/cancel, tasks/resubscribe and the push notification configs (tasks are POSTed
  * to their configs when their run ends); the v1.0 method names for send, stream, get, cancel and
- * subscribe, answered in v1 shapes. Not yet: non-text parts, v1 push configs and ListTasks.
+ * subscribe, the push-config methods and ListTasks, answered in v1 shapes.
  */
 import express, { type Request, type Response } from "express";
 import type { AgentServerContext } from "../context.js";
@@ -15,7 +15,7 @@ import { BERTH_VERSION } from "../version.js";
 import { buildAgentCard, publicBaseUrl } from "./card.js";
 import { A2AError, errorResponse, parseRequest, resultResponse } from "./jsonrpc.js";
 import { A2AService, inputModesOf } from "./service.js";
-import { paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
+import { paramsFromV1, resultToV1, stateFromV1, streamEventToV1 } from "./v1.js";
 
 export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
 
@@ -68,9 +68,6 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     }
     try {
       const v1 = request.dialect === "v1";
-      if (v1 && (request.operation.startsWith("push-") || request.operation === "list")) {
-        throw new A2AError("unsupportedOperation", `${request.method} is not available in the v1.0 dialect yet; use the v0.3 method names`);
-      }
       const params = v1 ? paramsFromV1(request.operation, request.params) : request.params;
       let result: unknown;
       switch (request.operation) {
@@ -95,16 +92,25 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
           return;
         }
         case "push-set":
-          result = await service.setPush(request.params);
+          result = await service.setPush(params);
           break;
         case "push-get":
-          result = await service.getPush(request.params);
+          result = await service.getPush(params);
           break;
         case "push-list":
-          result = await service.listPush(request.params);
+          result = await service.listPush(params);
           break;
         case "push-delete":
-          result = await service.deletePush(request.params);
+          result = await service.deletePush(params);
+          break;
+        case "list":
+          result = await service.list({
+            contextId: typeof request.params.contextId === "string" && request.params.contextId ? request.params.contextId : undefined,
+            state: stateFromV1(request.params.status) as never,
+            pageSize: typeof request.params.pageSize === "number" ? request.params.pageSize : undefined,
+            pageToken: typeof request.params.pageToken === "string" && request.params.pageToken ? request.params.pageToken : undefined,
+            historyLength: typeof request.params.historyLength === "number" ? request.params.historyLength : undefined,
+          });
           break;
         case "extended-card":
           // without authentication there is nothing more to tell an authenticated client

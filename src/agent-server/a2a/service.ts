@@ -307,6 +307,32 @@ export class A2AService {
     return this.view(await this.findTask(params.id), params.historyLength);
   }
 
+  /**
+   * `ListTasks` (v1): the tasks of the deployment, newest first, optionally of one context and in
+   * one state; `pageToken` is the offset of the page.
+   */
+  async list(q: { contextId?: string; state?: TaskState; pageSize?: number; pageToken?: string; historyLength?: number }) {
+    const pageSize = Math.min(Math.max(q.pageSize ?? 50, 1), 100);
+    const offset = q.pageToken ? Number.parseInt(q.pageToken, 10) : 0;
+    if (!Number.isInteger(offset) || offset < 0) throw new A2AError("invalidParams", "pageToken: not a token this server issued");
+    const { rows } = await this.ctx.pool.query<TaskRow>(
+      `SELECT * FROM a2a_tasks WHERE ($1::text IS NULL OR context_id = $1) ORDER BY created_at DESC, task_id`,
+      [q.contextId ?? null],
+    );
+    const views = [];
+    for (const row of rows) {
+      const v = await this.view(row, q.historyLength);
+      if (!q.state || v.status.state === q.state) views.push(v);
+    }
+    const page = views.slice(offset, offset + pageSize);
+    return {
+      tasks: page,
+      nextPageToken: offset + pageSize < views.length ? String(offset + pageSize) : "",
+      pageSize,
+      totalSize: views.length,
+    };
+  }
+
   /** `tasks/cancel`: stop the task's run (interrupt: progress is kept), or close a task waiting for input. */
   async cancel(rawParams: unknown) {
     const params = parse(taskIdSchema, rawParams);

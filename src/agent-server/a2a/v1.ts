@@ -44,6 +44,15 @@ function messageFromV1(m: Json): Json {
 
 /** v1 params of an operation → the v0.3 params the service reads. */
 export function paramsFromV1(operation: Operation, params: Json): Json {
+  // push configs: v1 is flat ({taskId, id, url, token}); v0.3 nests the config under the task id
+  if (operation === "push-set") {
+    const { taskId, tenant: _t, ...config } = params;
+    return { taskId, pushNotificationConfig: config };
+  }
+  if (operation === "push-get" || operation === "push-delete") {
+    return { id: params.taskId, ...(params.id ? { pushNotificationConfigId: params.id } : {}) };
+  }
+  if (operation === "push-list") return { id: params.taskId };
   if (operation === "send" || operation === "stream") {
     const c = params.configuration ?? {};
     return {
@@ -104,8 +113,29 @@ export function streamEventToV1(event: Json): Json {
   return event;
 }
 
+function pushConfigToV1(c: Json): Json {
+  return { taskId: c.taskId, ...c.pushNotificationConfig };
+}
+
+const STATE_V03: Record<string, string> = Object.fromEntries(Object.entries(STATE_V1).map(([k, v]) => [v, k]));
+
+/** A v1 `TASK_STATE_*` name (or its proto number) as a v0.3 state; undefined when absent. */
+export function stateFromV1(state: unknown): string | undefined {
+  if (state === undefined || state === null || state === "" || state === 0 || state === "TASK_STATE_UNSPECIFIED") return undefined;
+  if (typeof state === "string") return STATE_V03[state];
+  const byNumber = ["", "submitted", "working", "completed", "failed", "canceled", "input-required", "rejected", "auth-required"];
+  return typeof state === "number" ? byNumber[state] || undefined : undefined;
+}
+
 /** A v0.3 result of an operation as its v1 result. */
 export function resultToV1(operation: Operation, result: unknown): unknown {
+  if (operation === "push-delete") return {};
+  if (operation === "push-list") return { configs: (result as Json[]).map(pushConfigToV1), nextPageToken: "" };
+  if (operation === "push-set" || operation === "push-get") return pushConfigToV1(result as Json);
+  if (operation === "list") {
+    const r = result as Json;
+    return { ...r, tasks: (r.tasks as Json[]).map(taskToV1) };
+  }
   if (result === null || typeof result !== "object") return result;
   if (operation === "send") return { task: taskToV1(result as Json) };
   if (operation === "get" || operation === "cancel") return taskToV1(result as Json);
