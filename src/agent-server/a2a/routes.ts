@@ -13,9 +13,9 @@ import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { BERTH_VERSION } from "../version.js";
 import { buildAgentCard, publicBaseUrl } from "./card.js";
-import { A2AError, errorResponse, parseRequest, resultResponse } from "./jsonrpc.js";
+import { A2AError, errorResponse, parseRequest, resultResponse, type Operation } from "./jsonrpc.js";
 import { A2AService, inputModesOf } from "./service.js";
-import { paramsFromV1, resultToV1, stateFromV1, streamEventToV1 } from "./v1.js";
+import { listQueryFromV1, paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
 
 export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
 
@@ -69,56 +69,28 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     try {
       const v1 = request.dialect === "v1";
       const params = v1 ? paramsFromV1(request.operation, request.params) : request.params;
-      let result: unknown;
-      switch (request.operation) {
-        case "send":
-          result = await service.send(req.params.assistant_id!, params);
-          break;
-        case "get":
-          result = await service.get(params);
-          break;
-        case "cancel":
-          result = await service.cancel(params);
-          break;
-        case "stream":
-        case "resubscribe": {
-          const gone = new AbortController();
-          res.on("close", () => gone.abort());
-          const events =
-            request.operation === "stream"
-              ? service.stream(req.params.assistant_id!, params, gone.signal)
-              : service.resubscribe(params, gone.signal);
-          await streamJsonRpc(res, request.id, v1 ? mapStream(events, streamEventToV1) : events, ctx.settings.heartbeatSeconds);
-          return;
-        }
-        case "push-set":
-          result = await service.setPush(params);
-          break;
-        case "push-get":
-          result = await service.getPush(params);
-          break;
-        case "push-list":
-          result = await service.listPush(params);
-          break;
-        case "push-delete":
-          result = await service.deletePush(params);
-          break;
-        case "list":
-          result = await service.list({
-            contextId: typeof request.params.contextId === "string" && request.params.contextId ? request.params.contextId : undefined,
-            state: stateFromV1(request.params.status) as never,
-            pageSize: typeof request.params.pageSize === "number" ? request.params.pageSize : undefined,
-            pageToken: typeof request.params.pageToken === "string" && request.params.pageToken ? request.params.pageToken : undefined,
-            historyLength: typeof request.params.historyLength === "number" ? request.params.historyLength : undefined,
-          });
-          break;
-        case "extended-card":
-          // without authentication there is nothing more to tell an authenticated client
-          result = await card(req, req.params.assistant_id!);
-          break;
-        default:
-          throw new A2AError("methodNotFound");
+      const assistantId = req.params.assistant_id!;
+      if (request.operation === "stream" || request.operation === "resubscribe") {
+        const gone = new AbortController();
+        res.on("close", () => gone.abort());
+        const events =
+          request.operation === "stream" ? service.stream(assistantId, params, gone.signal) : service.resubscribe(params, gone.signal);
+        await streamJsonRpc(res, request.id, v1 ? mapStream(events, streamEventToV1) : events, ctx.settings.heartbeatSeconds);
+        return;
       }
+      const unary: Record<Exclude<Operation, "stream" | "resubscribe">, () => Promise<unknown>> = {
+        send: () => service.send(assistantId, params),
+        get: () => service.get(params),
+        cancel: () => service.cancel(params),
+        "push-set": () => service.setPush(params),
+        "push-get": () => service.getPush(params),
+        "push-list": () => service.listPush(params),
+        "push-delete": () => service.deletePush(params),
+        list: () => service.list(listQueryFromV1(request.params)),
+        // without authentication there is nothing more to tell an authenticated client
+        "extended-card": () => card(req, assistantId),
+      };
+      const result = await unary[request.operation]();
       if (request.notification) {
         res.status(204).end();
         return;

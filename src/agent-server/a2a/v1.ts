@@ -141,3 +141,16 @@ export function resultToV1(operation: Operation, result: unknown): unknown {
   if (operation === "get" || operation === "cancel") return taskToV1(result as Json);
   return result;
 }
+
+/** `ListTasks` params as the service's query (fields of the wrong type are ignored). */
+export function listQueryFromV1(params: Json): { contextId?: string; state?: any; pageSize?: number; pageToken?: string; historyLength?: number } {
+  const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
+  return {
+    contextId: str(params.contextId),
+    state: stateFromV1(params.status),
+    pageSize: num(params.pageSize),
+    pageToken: str(params.pageToken),
+    historyLength: num(params.historyLength),
+  };
+}
