@@ -90,6 +90,31 @@ describeBackends("A2A through the 1.x client, v1.0 dialect", (backend) => {
     expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("multi-turn, cancel of a running task, resubscribe and push configs through the 1.x client", async () => {
+    const chat = await clientFor("chat");
+    const first = (await chat.sendMessage({ message: message("turn one") } as never)) as any;
+    const second = (await chat.sendMessage({ message: message("turn two", { contextId: first.contextId }) } as never)) as any;
+    expect(second.contextId).toBe(first.contextId);
+    const state = await server.client.threads.getState<{ messages: { content: string }[] }>(first.contextId);
+    expect(state.values.messages.map((m) => m.content)).toEqual(["turn one", "You said: turn one", "turn two", "You said: turn two"]);
+
+    const assistant = await server.client.assistants.create({ graphId: "steps", config: { configurable: { delay_ms: 300 } } });
+    const steps = await clientFor(assistant.assistant_id);
+    const running = (await steps.sendMessage({ message: message("go"), configuration: { returnImmediately: true } } as never)) as any;
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(running.status.state);
+    const config = await steps.createTaskPushNotificationConfig({ taskId: running.id, id: "p1", url: "http://127.0.0.1:9/none", token: "tok" } as never);
+    expect((config as any).id).toBe("p1");
+    const followed: any[] = [];
+    for await (const e of steps.resubscribeTask({ id: running.id } as never)) followed.push(e);
+    expect(followed.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    const slowAssistant = await server.client.assistants.create({ graphId: "slow", config: { configurable: { delay_ms: 10_000 } } });
+    const slow = await clientFor(slowAssistant.assistant_id);
+    const long = (await slow.sendMessage({ message: message("wait"), configuration: { returnImmediately: true } } as never)) as any;
+    const canceled = (await slow.cancelTask({ id: long.id } as never)) as any;
+    expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
   it("answers SendMessage with result.task and TASK_STATE_* enums on the wire", async () => {
     const res = await fetch(`${server.url}/a2a/chat`, {
       method: "POST",
