@@ -25,8 +25,12 @@ export function threadIdForContext(contextId: string): string {
   return isUuid(contextId) ? contextId.toLowerCase() : uuidv5(contextId, CONTEXT_NAMESPACE);
 }
 
-/** What A2A runs stream: token chunks for working updates, values for the final state. */
-const A2A_STREAM_MODES: ("values" | "messages-tuple")[] = ["values", "messages-tuple"];
+/**
+ * What A2A runs record: values for the final state, plus token chunks when the client streams
+ * (working updates). A blocking message/send skips the per-token events it would never show.
+ */
+const STREAMED_MODES: ("values" | "messages-tuple")[] = ["values", "messages-tuple"];
+const BLOCKING_MODES: "values"[] = ["values"];
 
 const pushConfigSchema = z
   .object({
@@ -161,7 +165,8 @@ export class A2AService {
   /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
   async send(assistantIdOrGraph: string, rawParams: unknown) {
     const params = parse(sendParamsSchema, rawParams);
-    const { task, stored } = await this.start(assistantIdOrGraph, params);
+    // a non-blocking sender may resubscribe later and would want the token updates
+    const { task, stored } = await this.start(assistantIdOrGraph, params, params.configuration?.blocking === false);
     if (params.configuration?.blocking === false) {
       await stored;
       return this.view(task, params.configuration?.historyLength);
@@ -177,7 +182,7 @@ export class A2AService {
    */
   async *stream(assistantIdOrGraph: string, rawParams: unknown, signal: AbortSignal): AsyncGenerator<unknown> {
     const params = parse(sendParamsSchema, rawParams);
-    const { task, stored } = await this.start(assistantIdOrGraph, params);
+    const { task, stored } = await this.start(assistantIdOrGraph, params, true);
     await stored;
     yield await this.view(task, params.configuration?.historyLength);
     yield* this.follow(task, -1, signal);
@@ -232,7 +237,12 @@ export class A2AService {
    * Create (or resume) the task and its run. The new task's row is written while the run starts:
    * `stored` settles when it is, and must be awaited before the task is looked up by id.
    */
-  private async start(assistantIdOrGraph: string, params: z.infer<typeof sendParamsSchema>): Promise<{ task: TaskRow; stored: Promise<void> }> {
+  private async start(
+    assistantIdOrGraph: string,
+    params: z.infer<typeof sendParamsSchema>,
+    streamed = false,
+  ): Promise<{ task: TaskRow; stored: Promise<void> }> {
+    const streamMode = streamed ? STREAMED_MODES : BLOCKING_MODES;
     const { message } = params;
     const assistant = await this.ctx.assistants.get(assistantIdOrGraph).catch(() => {
       throw new A2AError("invalidParams", `unknown assistant "${assistantIdOrGraph}"`);
@@ -263,7 +273,7 @@ export class A2AService {
         // a resume value is what interrupt() returns: the reply's text (or its blocks)
         command: { resume: content },
         multitask_strategy: "enqueue",
-        stream_mode: A2A_STREAM_MODES,
+        stream_mode: streamMode,
         metadata: { a2a_task_id: task.task_id, a2a_context_id: task.context_id, thread_id: task.context_id },
       }, {}, undefined, assistant);
       await this.ctx.pool.query("UPDATE a2a_tasks SET run_id = $2, updated_at = now() WHERE task_id = $1", [task.task_id, run.run_id]);
@@ -276,7 +286,7 @@ export class A2AService {
         assistant_id: assistant.assistant_id,
         input: { messages: [{ role: "user", content, id: message.messageId }] },
         multitask_strategy: "enqueue",
-        stream_mode: A2A_STREAM_MODES,
+        stream_mode: streamMode,
         if_not_exists: "create",
         // the A2A context groups the conversation's runs in tracing, as the thread does
         metadata: { a2a_task_id: taskId, a2a_context_id: contextId, thread_id: contextId },
