@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { createScratchDatabase } from "../test/helpers/postgres.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CONFIG = path.join(ROOT, "examples/langgraph.json");
@@ -47,21 +47,12 @@ export interface BenchDb {
 export async function createDb(backend: Backend): Promise<BenchDb> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "berth-bench-"));
   if (backend === "pglite") return { dataDir, drop: () => rm(dataDir, { recursive: true, force: true }) };
-  const name = `berth_bench_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URI });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(ADMIN_URI);
-  u.pathname = `/${name}`;
+  const scratch = await createScratchDatabase(ADMIN_URI, "berth_bench");
   return {
-    uri: u.toString(),
+    uri: scratch.uri,
     dataDir,
     async drop() {
-      const a = new pg.Client({ connectionString: ADMIN_URI });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      await scratch.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

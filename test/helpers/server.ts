@@ -11,11 +11,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
-import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
 import { resolveAgentServerSettings, type AgentServerSettings } from "../../src/shared/config.js";
 import { silentLogger, createLogger } from "../../src/shared/logging.js";
 import { startAgentServer, type AgentServerHandle } from "../../src/agent-server/server.js";
+import { createScratchDatabase } from "./postgres.js";
 import { POSTGRES_ADMIN_URI, REDIS_URI } from "./services.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -51,24 +51,15 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
   if (backend === "pglite") {
     return { backend, dataDir, redisKeyPrefix, drop: () => rm(dataDir, { recursive: true, force: true }) };
   }
-  const name = `berth_test_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URI });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const uri = new URL(POSTGRES_ADMIN_URI);
-  uri.pathname = `/${name}`;
+  const scratch = await createScratchDatabase(POSTGRES_ADMIN_URI, "berth_test");
   return {
     backend,
-    uri: uri.toString(),
+    uri: scratch.uri,
     dataDir,
     redisUri: REDIS_URI,
     redisKeyPrefix,
     async drop() {
-      const a = new pg.Client({ connectionString: POSTGRES_ADMIN_URI });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      await scratch.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -178,7 +178,7 @@ export class QueueWorker {
       log.debug({ resume }, "executing");
       if (!alreadyDone) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       await emitter.flush();
-      outcome = { kind: "completed", interrupted: false };
+      outcome = { kind: "completed" };
     } catch (err) {
       if (controller.signal.aborted) {
         outcome = { kind: "aborted", reason: controller.signal.reason as AbortReason };

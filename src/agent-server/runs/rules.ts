@@ -35,7 +35,7 @@ export function planMultitask(strategy: MultitaskStrategy, inflight: InflightRun
 }
 
 export type ExecutionOutcome =
-  | { kind: "completed"; interrupted: boolean }
+  | { kind: "completed" }
   | { kind: "failed"; error: unknown }
   | { kind: "aborted"; reason: "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost" };
 
