@@ -64,8 +64,42 @@ export interface Server {
   child: ChildProcess;
   stop(): Promise<void>;
 }
+/**
+ * `bin/berth.js <args>` as a child process from the compiled build (not this script's --import tsx),
+ * ready when it sends its IPC `ready` message; `stop` sends SIGTERM and waits for the exit.
+ */
+export async function forkBerth<M extends { url: string }>(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; execArgv?: string[]; stdio?: ("ignore" | "inherit" | "pipe" | "ipc")[]; timeoutMs?: number },
+): Promise<{ child: ChildProcess; ready: M & { type: "ready" }; stop(): Promise<void> }> {
+  const child = fork(path.join(ROOT, "bin/berth.js"), args, {
+    env: options.env,
+    stdio: options.stdio ?? ["ignore", "inherit", "inherit", "ipc"],
+    execArgv: options.execArgv ?? [],
+  });
+  const ready = await new Promise<M & { type: "ready" }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`berth ${args[0]} did not start within ${(options.timeoutMs ?? 60_000) / 1000} s`)), options.timeoutMs ?? 60_000);
+    child.on("message", (m: M & { type?: string }) => {
+      if (m?.type !== "ready") return;
+      clearTimeout(timer);
+      resolve(m as M & { type: "ready" });
+    });
+    child.once("exit", (code) => reject(new Error(`berth ${args[0]} exited with ${code}`)));
+  });
+  return {
+    child,
+    ready,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
 export async function startServer(db: BenchDb, env: Record<string, string> = {}): Promise<Server> {
-  const child = fork(path.join(ROOT, "bin/berth.js"), ["serve", "--config", CONFIG, "--port", "0"], {
+  const { child, ready, stop } = await forkBerth(["serve", "--config", CONFIG, "--port", "0"], {
     env: {
       ...process.env,
       ...(db.uri ? { DATABASE_URI: db.uri, REDIS_URI } : {}),
@@ -74,22 +108,18 @@ export async function startServer(db: BenchDb, env: Record<string, string> = {})
       LOG_LEVEL: "warn",
       ...env,
     },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    execArgv: [], // not this script's --import tsx: the server runs the compiled build
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && resolve(m.url!));
-    child.once("exit", (code) => reject(new Error(`berth serve exited with ${code}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  return { url: ready.url, child, stop };
+}
+
+/** A markdown-ish table; the last column (a note) is not padded. */
+export function printTable(head: string[], rows: string[][]): void {
+  const cols = head.length - 1;
+  const width = head.slice(0, cols).map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((x, c) => (c === cols ? x : c === 0 ? x.padEnd(width[c]!) : x.padStart(width[c]!))).join(" | ")}`;
+  console.log(line(head));
+  console.log(`|${width.map((w) => "-".repeat(w + 2)).join("|")}|------`);
+  for (const r of rows) console.log(line(r));
 }
 
 export async function rssMb(pid: number): Promise<number> {

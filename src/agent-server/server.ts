@@ -21,6 +21,7 @@ import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
 import { RunService } from "./runs/service.js";
 import { StateService } from "./state.js";
+import { flushTraces, tracingConfig } from "./tracing.js";
 import { AssistantStore } from "./storage/assistants.js";
 import { CronStore } from "./storage/crons.js";
 import { EventStore } from "./storage/events.js";
@@ -53,6 +54,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
 
   // Import the graphs first: a broken graph fails start-up before any database work.
   const registry = await GraphRegistry.load(config.graphs);
+  const tracing = tracingConfig();
+  if (tracing) logger.info(tracing, "tracing runs (LANGSMITH_TRACING)");
   if (!settings.serveHttp && !settings.databaseUri) {
     throw new Error("a worker-only process needs a shared database: set DATABASE_URI (the embedded database belongs to one process)");
   }
@@ -173,6 +176,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
           server?.closeIdleConnections();
           await scheduler?.stop();
           await worker?.stop(graceSeconds);
+          if (tracing) await flushTraces(logger);
           server?.closeAllConnections();
           await serverClosed;
           await cleanup(); // stopping twice is harmless: worker and scheduler stop once

@@ -10,14 +10,5 @@ function versionOf(pkg: string): string {
   }
 }
 
-export const BERTH_VERSION: string = (() => {
-  for (const p of ["../../package.json", "../package.json"]) {
-    try {
-      return (require(p) as { version: string }).version;
-    } catch {
-      // compiled and source layouts differ by one directory
-    }
-  }
-  return "0.0.0";
-})();
+export { BERTH_VERSION } from "../shared/version.js";
 export const LANGGRAPH_VERSION = versionOf("@langchain/langgraph");

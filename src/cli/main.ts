@@ -9,6 +9,7 @@ import { ConfigError, resolveAgentServerSettings, type AgentServerSettings } fro
 import { createLogger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
 import { startAgentServer, type AgentServerHandle } from "../agent-server/server.js";
+import type { TracingSettings } from "../tracing/index.js";
 import { BERTH_VERSION } from "../agent-server/version.js";
 
 const program = new Command();
@@ -39,10 +40,35 @@ function settingsFrom(flags: ServeFlags, serveHttp: boolean): AgentServerSetting
   );
 }
 
-async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
-  let settings: AgentServerSettings;
+/**
+ * Start a server, tell a forking parent it is ready, and stop it cleanly on SIGTERM/SIGINT (a
+ * second signal exits at once). A failure to start exits 1 with the reason.
+ */
+async function serveUntilSignal(start: () => Promise<{ close(): Promise<void> }>, ready: (h: any) => Record<string, unknown>): Promise<void> {
   try {
-    settings = settingsFrom(flags, serveHttp);
+    const handle = await start();
+    if (process.send) process.send({ type: "ready", ...ready(handle) });
+    let stopping = false;
+    const stop = () => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      handle.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  } catch (err) {
+    console.error(`berth: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+/** Resolve settings, or say what is wrong with them and exit 2. */
+function settingsOrExit<T>(resolve: () => T): T {
+  try {
+    return resolve();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`berth: ${err.message}`);
@@ -50,6 +76,10 @@ async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
     }
     throw err;
   }
+}
+
+async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
+  const settings: AgentServerSettings = settingsOrExit(() => settingsFrom(flags, serveHttp));
   const logger = createLogger({ level: settings.logLevel });
   let handle: AgentServerHandle;
   try {
@@ -79,6 +109,13 @@ async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
     );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
+  if (process.env.BERTH_EXIT_WITH_PARENT === "1") {
+    // started by a control plane: when it dies (we are re-parented), stop as on SIGTERM
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) stop("parent exited");
+    }, 1000).unref();
+  }
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
@@ -108,5 +145,53 @@ common(
 common(program.command("worker").description("Run queue workers only (needs DATABASE_URI; REDIS_URI recommended)")).action((flags: ServeFlags) =>
   run(flags, false),
 );
+
+interface TracingFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  prefix?: string;
+  logLevel?: string;
+}
+
+program
+  .command("tracing")
+  .description("Run the tracing facility alone: point LangSmith SDKs at it with LANGSMITH_ENDPOINT")
+  .option("-p, --port <n>", "port (env PORT, default 1984)")
+  .option("--host <addr>", "address to bind (env HOST, default 127.0.0.1)")
+  .option("--data-dir <dir>", "embedded database directory (env BERTH_DATA_DIR, default .berth/tracing)")
+  .option("--prefix <path>", 'mount the API under a path, e.g. /tracing (env BERTH_TRACING_PREFIX, default "")')
+  .addOption(new Option("--log-level <level>", "log level (env LOG_LEVEL)").choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"]))
+  .action(async (flags: TracingFlags) => {
+    // loaded on demand: the price table and tokenizer have no business in an agent server's memory
+    const { resolveTracingSettings, startTracingServer } = await import("../tracing/index.js");
+    const settings: TracingSettings = settingsOrExit(() =>
+      resolveTracingSettings({ port: flags.port, host: flags.host, dataDir: flags.dataDir, prefix: flags.prefix, logLevel: flags.logLevel }),
+    );
+    const logger = createLogger({ level: settings.logLevel });
+    await serveUntilSignal(() => startTracingServer(settings, logger), (h) => ({ url: h.url }));
+  });
+
+interface DevFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  logLevel?: string;
+}
+
+program
+  .command("dev")
+  .description("Everything on one machine: the control plane, tracing (/tracing) and the local runtime, on one port")
+  .option("-p, --port <n>", "port (env PORT, default 8080)")
+  .option("--host <addr>", "address to bind (env HOST, default 127.0.0.1)")
+  .option("--data-dir <dir>", "where the embedded database, deployments and keys live (env BERTH_DATA_DIR, default .berth)")
+  .addOption(new Option("--log-level <level>", "log level (env LOG_LEVEL)").choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"]))
+  .action(async (flags: DevFlags) => {
+    const { resolveControlPlaneSettings } = await import("../control-plane/settings.js");
+    const { startControlPlaneServer } = await import("../control-plane/server.js");
+    const settings = settingsOrExit(() => resolveControlPlaneSettings({ port: flags.port, host: flags.host, dataDir: flags.dataDir, logLevel: flags.logLevel }));
+    const logger = createLogger({ level: settings.logLevel });
+    await serveUntilSignal(() => startControlPlaneServer(settings, logger), (h) => ({ url: h.url, apiKey: h.adminKey, integrationId: h.integrationId }));
+  });
 
 await program.parseAsync(process.argv);

@@ -74,13 +74,10 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
 };
 
 /** CLI flags whose name is not the kebab-case of the setting (for error messages). */
-const FLAG_NAMES: Partial<Record<keyof AgentServerSettings, string>> = {
+const FLAG_NAMES: Record<string, string> = {
   configPath: "--config",
   jobsPerWorker: "--n-jobs-per-worker",
 };
-const flagName = (key: string) =>
-  FLAG_NAMES[key as keyof AgentServerSettings] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-
 export const AGENT_SERVER_DEFAULTS = {
   configPath: "langgraph.json",
   host: "127.0.0.1",
@@ -108,10 +105,28 @@ export function resolveAgentServerSettings(
   env: NodeJS.ProcessEnv = process.env,
   resolveDataDir: (configPath: string) => string,
 ): AgentServerSettings {
-  const merged: Record<string, unknown> = { ...AGENT_SERVER_DEFAULTS };
+  return resolveSettings(agentServerSettingsSchema, ENV_NAMES, AGENT_SERVER_DEFAULTS, flags, env, FLAG_NAMES, (merged) => {
+    if (merged.dataDir === undefined) merged.dataDir = resolveDataDir(String(merged.configPath));
+  });
+}
+
+/**
+ * The one settings resolver of every component: defaults < environment (first variable set, in
+ * the order listed) < flags, validated by `schema`. Errors name where each bad value came from.
+ */
+export function resolveSettings<S extends z.ZodObject>(
+  schema: S,
+  envNames: Partial<Record<string, string[]>>,
+  defaults: Record<string, unknown>,
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  flagNames: Record<string, string> = {},
+  fill?: (merged: Record<string, unknown>) => void,
+): z.output<S> {
+  const merged: Record<string, unknown> = { ...defaults };
   const origin: Record<string, string> = {};
-  for (const [key, names] of Object.entries(ENV_NAMES)) {
-    for (const name of names) {
+  for (const [key, names] of Object.entries(envNames)) {
+    for (const name of names ?? []) {
       const v = env[name];
       if (v !== undefined && v !== "") {
         merged[key] = v;
@@ -123,11 +138,11 @@ export function resolveAgentServerSettings(
   for (const [key, value] of Object.entries(flags)) {
     if (value !== undefined) {
       merged[key] = value;
-      origin[key] = flagName(key);
+      origin[key] = flagNames[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     }
   }
-  if (merged.dataDir === undefined) merged.dataDir = resolveDataDir(String(merged.configPath));
-  const parsed = agentServerSettingsSchema.safeParse(merged);
+  fill?.(merged);
+  const parsed = schema.safeParse(merged);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0]);

@@ -68,11 +68,13 @@ export class ValidationError extends ApiError {
 
 /** Map zod issues to the `{loc, msg, type}` items of the 422 body. `where` is "body", "query" or "path". */
 export function zodIssuesToValidation(where: string, error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((issue) => ({
-    loc: [where, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
-    msg: issue.message,
-    type: issue.code,
-  }));
+  return error.issues.map((issue) => {
+    const loc = [where, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
+    // A required field that is absent reads as FastAPI/pydantic word it, which the reference API's
+    // clients match on: {"type": "missing", "msg": "Field required"}.
+    if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) return { loc, msg: "Field required", type: "missing" };
+    return { loc, msg: issue.message, type: issue.code };
+  });
 }
 
 /** True for errors raised by Postgres for a unique-constraint violation. */

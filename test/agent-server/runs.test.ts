@@ -261,6 +261,8 @@ describeBackends("runs", (backend) => {
     expect(runs[2]!.metadata).toEqual({ n: 3 });
     const results = await Promise.all(runs.map((r) => client.runs.join(r.thread_id, r.run_id)));
     expect(results.map(lastText)).toEqual(["You said: one", "You said: two", "done: three"]);
+    // the SDK sends its own camelCase keys in batch items: onCompletion "keep" kept the threads
+    for (const r of runs) expect((await client.threads.get(r.thread_id)).thread_id).toBe(r.thread_id);
     // bad input in any item rejects the whole batch
     await expectStatus(client.runs.createBatch([{ assistantId: "chat" }, { assistantId: "" } as never]), 422);
     await expectStatus(client.runs.createBatch([]), 422);

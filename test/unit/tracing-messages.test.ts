@@ -21,9 +21,67 @@ describe("native format", () => {
     expect(r.warnings).toEqual([]);
   });
 
+  it("keeps native extras, annotations, media and server tool blocks as sent", () => {
+    const content = [
+      { type: "text", text: "t", annotations: [{ type: "citation", url: "https://a" }], extras: { k: 1 } },
+      { type: "reasoning", text: "r", extras: { signature: "s" } },
+      { type: "image", url: "https://x.test/a.png", mime_type: "image/png" },
+      { type: "file", base64: "JVBE", mime_type: "application/pdf" },
+      { type: "audio", id: "att-1" },
+      { type: "video", url: "https://x.test/v.mp4" },
+      { type: "server_tool_call", id: "s", name: "web_search", args: { q: "x" } },
+      { type: "server_tool_result", tool_call_id: "s", id: "r1", status: "error", output: "down" },
+    ];
+    const r = normalizeLlmRun({ messages: [{ role: "assistant", content }] }, null)!;
+    expect(r.messages[0]!.content).toEqual(content);
+  });
+});
+
+describe("tool_call_id check", () => {
   it("warns about a tool message that answers no earlier call, without failing", () => {
     const r = normalizeLlmRun({ messages: [{ role: "tool", tool_call_id: "ghost", content: "x" }] }, null)!;
-    expect(r.warnings[0]).toMatch(/ghost answers no earlier assistant tool call/);
+    expect(r.messages).toHaveLength(1);
+    expect(r.warnings).toEqual(["message 0: tool_call_id ghost answers no earlier assistant tool call"]);
+  });
+
+  it("warns about a tool message without tool_call_id", () => {
+    expect(normalizeLlmRun({ messages: [{ role: "tool", content: "x" }] }, null)!.warnings).toEqual(["message 0: a tool message without tool_call_id"]);
+  });
+
+  it("counts only calls made earlier, by an assistant", () => {
+    const r = normalizeLlmRun(
+      {
+        messages: [
+          { role: "tool", tool_call_id: "c1", content: "too early" },
+          { role: "user", content: [{ type: "tool_call", id: "c2", name: "f", args: {} }] },
+          { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "f", args: {} }] },
+          { role: "tool", tool_call_id: "c1", content: "ok" },
+          { role: "tool", tool_call_id: "c2", content: "not an assistant's call" },
+        ],
+      },
+      null,
+    )!;
+    expect(r.warnings).toEqual(["message 0: tool_call_id c1 answers no earlier assistant tool call", "message 4: tool_call_id c2 answers no earlier assistant tool call"]);
+  });
+
+  it("accepts an invalid_tool_call as the call a tool message answers", () => {
+    const r = normalizeLlmRun(
+      {
+        messages: [
+          { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{" } }] },
+          { role: "tool", tool_call_id: "c", content: "bad args" },
+        ],
+      },
+      null,
+    )!;
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("accepts role reasoning messages", () => {
+    const r = normalizeLlmRun({ messages: [{ role: "user", content: "q" }] }, [{ role: "reasoning", content: [{ type: "reasoning", text: "hmm" }] }, { role: "assistant", content: "a" }])!;
+    expect(r.messages.map((m) => m.role)).toEqual(["user", "reasoning", "assistant"]);
+    expect(r.messages[1]!.content).toEqual([{ type: "reasoning", text: "hmm" }]);
+    expect(r.warnings).toEqual([]);
   });
 });
 
@@ -158,10 +216,36 @@ describe("LangChain serialized messages", () => {
 });
 
 describe("loose output shapes and what is not rendered", () => {
-  it("reads {message}, {role, content} and [role, content]", () => {
-    expect(readOutputs({ message: { role: "assistant", content: "a" } })!.messages[0]!.content).toEqual([{ type: "text", text: "a" }]);
-    expect(readOutputs({ role: "assistant", content: "b" })!.messages[0]!.role).toBe("assistant");
-    expect(readOutputs(["assistant", "c"])!.messages[0]).toEqual({ role: "assistant", content: [{ type: "text", text: "c" }] });
+  const a = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });
+  it.each([
+    ["{choices: [{message}]}", { choices: [{ message: { role: "assistant", content: "x" } }] }, [a("x")]],
+    ["{message}", { message: { role: "assistant", content: "x" } }, [a("x")]],
+    ["{message} with usage_metadata beside it", { message: { role: "assistant", content: "x" }, usage_metadata: { total_tokens: 3 } }, [{ ...a("x"), usage_metadata: { total_tokens: 3 } }]],
+    ["{role, content}", { role: "assistant", content: "x" }, [a("x")]],
+    ["[role, content]", ["assistant", "x"], [a("x")]],
+    ["{messages: [...]}", { messages: [{ role: "assistant", content: "x" }, ["assistant", "y"]] }, [a("x"), a("y")]],
+    ["a message list", [{ role: "assistant", content: "x" }], [a("x")]],
+    ["traceable {outputs: [role, content]}", { outputs: ["assistant", "x"] }, [a("x")]],
+    ["traceable {outputs: [messages]}", { outputs: [{ role: "assistant", content: "x" }] }, [a("x")]],
+    ["traceable {outputs: <serialised AIMessage>}", { outputs: JSON.parse(JSON.stringify(new AIMessage("x"))) }, [a("x")]],
+    ["traceable {outputs: null} (nothing returned)", { outputs: null }, []],
+    ["{} (the run ended without output)", {}, []],
+  ])("reads %s", (_n, outputs, expected) => {
+    expect(readOutputs(outputs)!.messages).toEqual(expected);
+    expect(normalizeLlmRun({ messages: [] }, outputs)!.messages).toEqual(expected);
+  });
+
+  it.each([
+    ["a string", "just text"],
+    ["a number", 42],
+    ["{text}", { text: "x" }],
+    ["an unknown role", { role: "wizard", content: "?" }],
+    ["traceable {outputs: a string}", { outputs: "hi" }],
+    ["traceable {outputs: {outputs: ...}} (unwrapped once only)", { outputs: { outputs: ["assistant", "x"] } }],
+    ["stream chunks", { outputs: [{ choices: [{ delta: { content: "a" } }] }] }],
+  ])("does not render %s as output", (_n, outputs) => {
+    expect(readOutputs(outputs)).toBeUndefined();
+    expect(normalizeLlmRun({ messages: [{ role: "user", content: "ok" }] }, outputs)).toBeUndefined();
   });
 
   it("returns undefined (shown raw) for shapes it cannot read, never throwing", () => {
@@ -171,8 +255,47 @@ describe("loose output shapes and what is not rendered", () => {
     expect(normalizeLlmRun({ messages: [{ role: "user", content: "ok" }] }, { weird: true })).toBeUndefined();
   });
 
-  it("keeps unknown content parts as non_standard blocks", () => {
+  it("keeps unknown content parts (and non-object parts) as non_standard blocks", () => {
+    expect(normalizeLlmRun({ messages: [{ role: "user", content: [42, true, "s", null] }] }, null)!.messages[0]!.content).toEqual([
+      { type: "non_standard", value: 42 },
+      { type: "non_standard", value: true },
+      { type: "text", text: "s" },
+    ]);
     const r = normalizeLlmRun({ messages: [{ role: "user", content: [{ type: "hologram", data: 1 }] }] }, null)!;
     expect(r.messages[0]!.content).toEqual([{ type: "non_standard", value: { type: "hologram", data: 1 } }]);
+  });
+});
+
+describe("where traceable puts the messages", () => {
+  const user = { role: "user", content: [{ type: "text", text: "hi" }] };
+  it.each([
+    ["inputs.messages", { messages: [{ role: "user", content: "hi" }] }],
+    ["the inputs themselves (a list)", [{ role: "user", content: "hi" }]],
+    ["inputs.input: a message list (one array argument)", { input: [{ role: "user", content: "hi" }] }],
+    ["inputs.input: a string (one string argument, or a Responses input)", { input: "hi" }],
+    ["inputs.input: a Responses item list", { input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }] }],
+    ["inputs.args[0]: a message list (several arguments)", { args: [[{ role: "user", content: "hi" }], { temperature: 0 }] }],
+    ["inputs.args[0]: an object with messages", { args: [{ model: "m", messages: [{ role: "user", content: "hi" }] }, 3] }],
+    ["inputs.args[0]: a Responses request", { args: [{ input: "hi" }, 3] }],
+  ])("reads %s", (_n, inputs) => {
+    expect(normalizeLlmRun(inputs, null)!.messages).toEqual([user]);
+  });
+
+  it("keeps the system prompt beside the messages in args[0] and in a Responses-style input list", () => {
+    expect(normalizeLlmRun({ args: [{ system: "s", messages: [{ role: "user", content: "hi" }] }] }, null)!.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    const r = normalizeLlmRun({ instructions: "s", input: [{ role: "user", content: "hi" }] }, null)!;
+    expect(r.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(r.format).toBe("openai");
+  });
+
+  it.each([
+    ["inputs with no messages", { prompt: "x" }],
+    ["args[0] that is neither", { args: ["x", 1] }],
+    ["inputs.inputs: null (traceable with a null argument)", { inputs: null }],
+    ["an unreadable message list", { messages: [{ role: "user", content: "ok" }, 5] }],
+    ["a string", "hi"],
+    ["null", null],
+  ])("does not render %s", (_n, inputs) => {
+    expect(normalizeLlmRun(inputs, null)).toBeUndefined();
   });
 });

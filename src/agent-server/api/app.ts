@@ -6,7 +6,9 @@ import type { RunService } from "../runs/service.js";
 import { mountA2A } from "../a2a/routes.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
-import { metaRoutes, mountDocs } from "./routes/meta.js";
+import { metaRoutes } from "./routes/meta.js";
+import { mountDocs } from "../../shared/docs.js";
+import { BERTH_VERSION } from "../version.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -65,7 +67,7 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
 
   for (const extend of extensions) extend(app, ctx);
   router.mount(app);
-  mountDocs(app, router, "Berth agent server");
+  mountDocs(app, router, { title: "Berth agent server", version: BERTH_VERSION, description: "Berth agent server: LangGraph Platform compatible API" });
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
   return app;

@@ -70,3 +70,15 @@ export async function migrate(pool: pg.Pool, component: string, migrations: Migr
     client.release();
   }
 }
+
+/**
+ * Apply several components' migrations at start-up: under the advisory lock on a server (processes
+ * starting together), directly on the embedded database (one connection, which the lock would hold).
+ */
+export async function migrateComponents(pool: pg.Pool, embedded: boolean, components: [component: string, migrations: Migration[]][]): Promise<void> {
+  const run = async () => {
+    for (const [component, migrations] of components) await migrate(pool, component, migrations);
+  };
+  if (embedded) await run();
+  else await withMigrationLock(pool, run);
+}

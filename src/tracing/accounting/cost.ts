@@ -20,29 +20,63 @@ export interface ModelPrice {
   output_details_per_million?: Record<string, number>;
 }
 
-export interface Cost {
+/** Dollars of one call (or of several added up). */
+export interface CostFigures {
   input_cost: number;
   output_cost: number;
   total_cost: number;
   input_cost_details?: Record<string, number>;
   output_cost_details?: Record<string, number>;
+}
+
+export interface Cost extends CostFigures {
   price_id: string;
 }
 
 export type CostResult = { ok: true; cost: Cost } | { ok: false; reason: string };
 
+/**
+ * The entries of a table whose pattern and provider match a model, before the date is applied.
+ * Memoised per table (by identity) and model/provider: the default table has ~1,700 patterns,
+ * and ingestion asks for the same few models over and over.
+ */
+const matchCache = new WeakMap<ModelPrice[], Map<string, ModelPrice[]>>();
+const regexCache = new Map<string, RegExp | null>();
+const MAX_MODELS_PER_TABLE = 10_000;
+
+function compiled(pattern: string): RegExp | null {
+  let re = regexCache.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern, "i");
+    } catch {
+      re = null; // a broken pattern in the table matches nothing
+    }
+    regexCache.set(pattern, re);
+  }
+  return re;
+}
+
+function matching(prices: ModelPrice[], model: string, provider: string | undefined): ModelPrice[] {
+  let perTable = matchCache.get(prices);
+  if (!perTable) matchCache.set(prices, (perTable = new Map()));
+  const key = `${provider?.toLowerCase() ?? ""}\u0000${model}`;
+  let hit = perTable.get(key);
+  if (!hit) {
+    hit = prices.filter((p) => {
+      if (p.provider && provider && p.provider.toLowerCase() !== provider.toLowerCase()) return false;
+      return compiled(p.match_pattern)?.test(model) ?? false;
+    });
+    if (perTable.size >= MAX_MODELS_PER_TABLE) perTable.clear(); // model names are client input: bound the memory
+    perTable.set(key, hit);
+  }
+  return hit;
+}
+
 /** The price for a model at a time: the latest effective entry among those that match. */
 export function findPrice(prices: ModelPrice[], model: string | undefined, provider: string | undefined, at: Date): ModelPrice | undefined {
   if (!model) return undefined;
-  const candidates = prices.filter((p) => {
-    if (p.provider && provider && p.provider.toLowerCase() !== provider.toLowerCase()) return false;
-    if (p.effective_from && new Date(p.effective_from) > at) return false;
-    try {
-      return new RegExp(p.match_pattern, "i").test(model);
-    } catch {
-      return false; // a broken pattern in the table matches nothing
-    }
-  });
+  const candidates = matching(prices, model, provider).filter((p) => !p.effective_from || new Date(p.effective_from) <= at);
   // latest effective date first; an entry naming a provider beats one that does not
   candidates.sort(
     (a, b) =>

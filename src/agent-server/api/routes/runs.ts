@@ -130,7 +130,13 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
     const run = await runs.create(null, body, req.headers);
     return waitNew(req, res, run, body.on_disconnect);
   });
-  router.add({ method: "post", path: "/runs/batch", tag: stateless, summary: "Create several stateless runs", body: z.array(s.statelessRunCreate).min(1).max(1000) }, async ({ body, req }) => {
+  // The JS SDK's createBatch sends each payload with its own camelCase keys (onCompletion,
+  // multitaskStrategy…) beside assistant_id: read those as their snake_case names.
+  const snakeItems = z.preprocess(
+    (v) => (Array.isArray(v) ? v.map((item) => (item && typeof item === "object" && !Array.isArray(item) ? snakeKeys(item as Record<string, unknown>) : item)) : v),
+    z.array(s.statelessRunCreate).min(1).max(1000),
+  );
+  router.add({ method: "post", path: "/runs/batch", tag: stateless, summary: "Create several stateless runs", body: snakeItems }, async ({ body, req }) => {
     const out: Run[] = [];
     for (const item of body) out.push(await runs.create(null, item, req.headers));
     return out;
@@ -161,4 +167,14 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
     return new Reply(204);
   });
 
+}
+
+/** Top-level camelCase keys → snake_case, the snake_case spelling winning when both are sent. */
+function snakeKeys(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    const snake = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snake === k || !(snake in o)) out[snake] = v;
+  }
+  return out;
 }

@@ -1,0 +1,47 @@
+/** The control plane as one express router: `/ok` and docs public, everything else authenticated. */
+import express from "express";
+import type pg from "pg";
+import { authenticate, type AuthMode, type AuthService, type JwtVerifier } from "../../shared/auth/index.js";
+import { mountDocs } from "../../shared/docs.js";
+import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
+import type { Logger } from "../../shared/logging.js";
+import { BERTH_VERSION } from "../../shared/version.js";
+import { controlPlaneRoutes, type ControlPlaneDeps } from "./routes.js";
+import { integrationRoutes, mountWebhook } from "./integration-routes.js";
+import { keyRoutes } from "./key-routes.js";
+import { idempotency } from "./idempotency.js";
+
+export interface ControlPlaneRouterDeps extends ControlPlaneDeps {
+  pool: pg.Pool;
+  jwt?: JwtVerifier;
+  auth: AuthService;
+  authMode: AuthMode;
+  logger: Logger;
+  ping(): Promise<void>;
+}
+
+export function createControlPlaneRouter(deps: ControlPlaneRouterDeps): express.Router {
+  const router = express.Router();
+  const system = new ApiRouter();
+  system.add({ method: "get", path: "/ok", tag: "System", summary: "Liveness and database check" }, async () => {
+    await deps.ping();
+    return { ok: true };
+  });
+  system.mount(router);
+  const api = new ApiRouter();
+  controlPlaneRoutes(api, deps);
+  integrationRoutes(api, deps.integrations);
+  keyRoutes(api, deps.auth);
+  const doc = new ApiRouter();
+  doc.routes.push(...system.routes, ...api.routes);
+  // spec §9: the control plane interface description carries version 0.1.0
+  mountDocs(router, doc, { title: "Berth control plane", version: "0.1.0", description: `Berth ${BERTH_VERSION}: deployments, revisions and listeners` });
+  mountWebhook(router, deps);
+  router.use(authenticate(deps.auth, deps.authMode, deps.jwt));
+  router.use(jsonBody(1024 * 1024));
+  router.use(idempotency(deps.pool));
+  api.mount(router);
+  router.use(notFoundHandler);
+  router.use(errorHandler(deps.logger));
+  return router;
+}

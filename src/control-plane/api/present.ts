@@ -1,0 +1,35 @@
+/** Stored deployments and revisions → the API's shapes (spec §2.1, reference §1.3). Pure. */
+import { maskSecrets, type Deployment, type Revision } from "../rules/index.js";
+import type { DeploymentRow, RevisionRow } from "../storage/deployments.js";
+
+export function presentRevision(r: RevisionRow): Revision & { status_reason: string | null } {
+  return {
+    id: r.id,
+    deployment_id: r.deployment_id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    status: r.status,
+    source: r.snapshot.source,
+    source_revision_config: { ...r.snapshot.source_revision_config, repo_commit_sha: r.repo_commit_sha },
+    // why a revision failed or was skipped; the logs have the detail
+    status_reason: r.status_reason,
+  };
+}
+
+/** `latest` is the deployment's newest revision: its commit is the deployment's (spec: values refer to the latest revision). */
+export function presentDeployment(d: DeploymentRow, latest: RevisionRow | undefined): Deployment {
+  return {
+    name: d.name,
+    source: d.config.source,
+    source_config: d.config.source_config,
+    source_revision_config: { ...d.config.source_revision_config, repo_commit_sha: latest?.repo_commit_sha ?? null },
+    secrets: maskSecrets(d.secrets),
+    id: d.id,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    status: d.status,
+    latest_revision_id: d.latest_revision_id,
+    active_revision_id: d.active_revision_id,
+    image_version: null,
+  };
+}

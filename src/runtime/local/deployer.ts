@@ -1,0 +1,629 @@
+/**
+ * The local runtime's deploy pipeline: one `LocalDeployer` per deployment turns revisions into a
+ * running `berth serve` behind a stable URL.
+ *
+ *   CREATING → QUEUED → AWAITING_BUILD   waiting for the deployment's single build/deploy slot
+ *   BUILDING         git checkout into <dataDir>/revisions/<revisionId>/src (commit sha recorded),
+ *                    install (install_command, or the lockfile's) from the repo root, build_command
+ *                    from the config's directory; output → build log
+ *   AWAITING_DEPLOY  (PGlite only) the previous revision's process is stopped, see below
+ *   DEPLOYING        `berth serve` for <checkout>/<agent_config_path>, output → deploy log, until /ok
+ *                    answers or the deadline passes (counted from DEPLOYING, as the rules say)
+ *   DEPLOYED         the proxy sends new requests to the new process; the old one drains and stops
+ *
+ * Storage stays out of it: statuses and logs go to a `RevisionSink` the control plane implements.
+ * Every status write is checked by the rules' state machine first; an illegal move throws.
+ *
+ * Superseding: a newer `deploy()` turns older revisions that have not started (CREATING, QUEUED,
+ * AWAITING_BUILD — `nextForSupersede`) into SKIPPED and aborts them. A revision already BUILDING or
+ * later keeps going (the rules do not allow skipping it; its result may still be the deployment's
+ * only healthy revision); the newer one waits for the slot and replaces it afterwards.
+ *
+ * One database per deployment: every revision of a deployment uses `<dataDir>/db` (PGlite), or the
+ * DATABASE_URI the control plane passes, so threads and runs survive a redeploy.
+ * Trade-off: PGlite is an embedded database that only one process may open at a time, so with
+ * PGlite the old process is stopped (gracefully: its running runs finish or go back to the queue
+ * of the shared database) *before* the new one starts. The deployment is briefly unavailable; the
+ * proxy holds requests meanwhile instead of failing them, and if the new revision does not become
+ * healthy the previous one is started again. With a Postgres DATABASE_URI both processes can share
+ * the database, so the new process starts next to the old one and the swap has no downtime.
+ *
+ * Crashes: when the serving process dies unexpectedly it is restarted with backoff (1 s, 2 s, 4 s…
+ * capped at 30 s; the backoff resets once a process stays up for a minute), logged to the deploy log
+ * of its revision, with the proxy holding requests until it is back.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import {
+  DEFAULT_DEPLOY_DEADLINE_MS,
+  deployTimeoutReason,
+  isTerminal,
+  nextForSupersede,
+  transition,
+  type RevisionStatus,
+} from "../../control-plane/rules/index.js";
+import { startAgentProcess, type AgentProcess } from "./agent-process.js";
+import { deploymentEnv, inheritedEnv, usesDatabaseServer } from "./env.js";
+import { checkout } from "./git.js";
+import { detectInstallCommand } from "./install.js";
+import { DeploymentProxy } from "./proxy.js";
+import { abortReason, runShell } from "./shell.js";
+
+/** Where a revision's status and logs go; implemented by the control plane (storage). */
+export interface RevisionSink {
+  setStatus(status: RevisionStatus, detail?: { reason?: string; commitSha?: string }): Promise<void>;
+  /** Buffered by the implementation; must not throw. */
+  log(type: "build" | "deploy", line: string, level?: "INFO" | "ERROR"): void;
+}
+
+export interface LocalRevisionSpec {
+  deploymentId: string;
+  deploymentName: string;
+  revisionId: string;
+  source: "hosted_git";
+  repoUrl: string;
+  repoRef: string;
+  agentConfigPath: string;
+  installCommand?: string | null;
+  buildCommand?: string | null;
+  /** Plaintext; they become environment variables. */
+  secrets: { name: string; value: string }[];
+  /** Extra environment from the control plane (tracing: LANGSMITH_*; DATABASE_URI when it has Postgres). */
+  env: Record<string, string>;
+  /** This deployment's directory: checkouts under `revisions/`, the shared PGlite under `db/`. */
+  dataDir: string;
+}
+
+export interface DeployOptions {
+  /** Readiness deadline, counted from DEPLOYING (default 300 s). */
+  deadlineMs?: number;
+  /** Aborting interrupts the revision (→ INTERRUPTED) and stops its work. */
+  signal?: AbortSignal;
+  /** The status the revision has in storage now: CREATING (default) or QUEUED. */
+  initialStatus?: "CREATING" | "QUEUED";
+}
+
+export interface DeployResult {
+  revisionId: string;
+  status: RevisionStatus;
+  commitSha?: string;
+  reason?: string;
+  /** The deployer was stopped (deployment deleted) while this revision was in progress; the sink was not told. */
+  stopped?: boolean;
+}
+
+export interface LocalDeployerOptions {
+  deploymentId: string;
+  /** Address of the proxy and the agent processes (default 127.0.0.1). */
+  host?: string;
+  /** The proxy's port: 0 (default) picks one; pass the remembered one to keep the URL across control plane restarts. */
+  port?: number;
+  /** How long the proxy holds a request while no process is ready (swap, restart), default 30 s. */
+  holdMs?: number;
+  /** SIGTERM → SIGKILL grace when stopping an agent process (default 30 s). */
+  stopGraceMs?: number;
+  /** How long a replaced process may finish requests in flight through the proxy before SIGTERM (default 10 s). */
+  drainMs?: number;
+  /** Limit of each build step: checkout, install, build (default 30 min). */
+  buildTimeoutMs?: number;
+  restartBackoff?: { initialMs?: number; maxMs?: number; resetAfterMs?: number };
+  /** The command that runs berth (default: this package's bin/berth.js with this Node). */
+  command?: { file: string; args: string[] };
+  /** The environment deployments inherit from (default: an allowlist of process.env, see env.ts). */
+  inheritEnv?: NodeJS.ProcessEnv;
+}
+
+export class IllegalTransitionError extends Error {}
+class SinkError extends Error {}
+class BuildError extends Error {}
+class DeployError extends Error {}
+class Superseded extends Error {}
+class Stopped extends Error {}
+class Interrupted extends Error {}
+
+const noop = () => undefined;
+
+/** One revision going through the pipeline. */
+class Job {
+  readonly controller = new AbortController();
+  writes: Promise<void> = Promise.resolve();
+  commitSha?: string;
+  done?: Promise<DeployResult>;
+  constructor(
+    readonly spec: LocalRevisionSpec,
+    readonly sink: RevisionSink,
+    public status: RevisionStatus,
+  ) {}
+  get id(): string {
+    return this.spec.revisionId;
+  }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+}
+
+/** A FIFO lock whose waiters can give up (a skipped revision stops waiting). */
+class Slot {
+  private busy = false;
+  private readonly waiters: (() => void)[] = [];
+
+  acquire(signal: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(abortReason(signal));
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        const next = this.waiters.shift();
+        if (next) next();
+        else this.busy = false;
+      };
+      if (!this.busy) {
+        this.busy = true;
+        return resolve(release);
+      }
+      const grant = () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(release);
+      };
+      const onAbort = () => {
+        const i = this.waiters.indexOf(grant);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(abortReason(signal));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(grant);
+    });
+  }
+}
+
+interface InstanceHooks {
+  up(inst: Instance): void;
+  down(inst: Instance): void;
+}
+
+/**
+ * A revision's agent server under supervision: one process at a time, restarted with backoff
+ * when it dies unexpectedly, until retired.
+ */
+class Instance {
+  proc?: AgentProcess;
+  retired = false;
+  restarts = 0;
+  private attempt = 0;
+  private timer?: NodeJS.Timeout;
+  private stableTimer?: NodeJS.Timeout;
+  private starting?: AbortController;
+  private readonly tail: string[] = [];
+
+  constructor(
+    readonly revisionId: string,
+    readonly spec: LocalRevisionSpec,
+    readonly sink: RevisionSink,
+    readonly configPath: string,
+    readonly env: Record<string, string>,
+    private readonly d: { opts: LocalDeployerOptions; inherit: NodeJS.ProcessEnv; muted: () => boolean; hooks: InstanceHooks; deadlineMs: number },
+  ) {}
+
+  get url(): string | undefined {
+    return this.proc?.url;
+  }
+
+  log(line: string, level: "INFO" | "ERROR" = "INFO"): void {
+    if (this.d.muted()) return;
+    try {
+      this.sink.log("deploy", line, level);
+    } catch {
+      // a sink must not throw; if it does, the log line is lost, not the deployment
+    }
+  }
+
+  /** Spawn a process and wait until it is healthy (or fail, leaving nothing running). */
+  async startOnce(deadlineMs: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    this.tail.length = 0;
+    const proc = await startAgentProcess({
+      configPath: this.configPath,
+      dataDir: path.join(this.spec.dataDir, "db"),
+      env: this.env,
+      inheritEnv: this.d.inherit,
+      host: this.d.opts.host,
+      command: this.d.opts.command,
+      log: (line, stream) => {
+        this.tail.push(line);
+        if (this.tail.length > 5) this.tail.shift();
+        this.log(line, stream === "stderr" || /"level":(50|60)\b/.test(line) ? "ERROR" : "INFO");
+      },
+    });
+    this.proc = proc;
+    this.log(`started berth serve (pid ${proc.pid}) for ${path.relative(path.join(this.spec.dataDir, "revisions", this.revisionId, "src"), this.configPath)}`);
+    const started = Date.now();
+    let onAbort: (() => void) | undefined;
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(abortReason(signal!));
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+      aborted.catch(noop);
+      await Promise.race([proc.waitHealthy(deadlineMs), aborted]);
+      this.log(`healthy after ${((Date.now() - started) / 1000).toFixed(1)} s at ${proc.url}`);
+    } catch (err) {
+      await proc.stop(this.d.opts.stopGraceMs ?? 30_000);
+      const message = (err as Error).message;
+      if (signal?.aborted) throw err;
+      if (message.startsWith("Timeout:")) throw new DeployError(deployTimeoutReason(deadlineMs));
+      const last = this.tail.filter((l) => !l.startsWith("{")).slice(-3);
+      throw new DeployError(last.length ? `${message}: ${last.join(" | ")}` : message);
+    } finally {
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Watch the current process; an exit that nobody asked for starts the restart loop. */
+  supervise(): void {
+    const proc = this.proc;
+    if (!proc || this.retired) return;
+    const resetAfter = this.d.opts.restartBackoff?.resetAfterMs ?? 60_000;
+    clearTimeout(this.stableTimer);
+    this.stableTimer = setTimeout(() => (this.attempt = 0), resetAfter);
+    this.stableTimer.unref();
+    void proc.exited.then((code) => {
+      if (this.retired || this.proc !== proc) return;
+      clearTimeout(this.stableTimer);
+      const how = code === null ? `was killed (${proc.child.signalCode ?? "signal"})` : `exited with code ${code}`;
+      this.log(`the agent server (pid ${proc.pid}) ${how} unexpectedly`, "ERROR");
+      this.d.hooks.down(this);
+      this.scheduleRestart();
+    });
+  }
+
+  private scheduleRestart(): void {
+    if (this.retired) return;
+    const initial = this.d.opts.restartBackoff?.initialMs ?? 1000;
+    const max = this.d.opts.restartBackoff?.maxMs ?? 30_000;
+    const delay = Math.min(initial * 2 ** this.attempt, max);
+    this.attempt++;
+    this.log(`restarting in ${delay / 1000} s (attempt ${this.attempt})`);
+    this.timer = setTimeout(() => void this.restart(), delay);
+  }
+
+  private async restart(): Promise<void> {
+    if (this.retired) return;
+    const ctl = (this.starting = new AbortController());
+    try {
+      await this.startOnce(this.d.deadlineMs, ctl.signal);
+    } catch (err) {
+      if (this.retired) return;
+      this.log(`restart failed: ${(err as Error).message}`, "ERROR");
+      this.scheduleRestart();
+      return;
+    } finally {
+      if (this.starting === ctl) this.starting = undefined;
+    }
+    if (this.retired) return;
+    this.restarts++;
+    this.d.hooks.up(this);
+    this.supervise();
+  }
+
+  /** Bring a retired revision's process back (after a failed PGlite swap), through the restart loop. */
+  revive(): void {
+    this.retired = false;
+    this.attempt = 0;
+    this.timer = setTimeout(() => void this.restart(), 0);
+  }
+
+  /** Stop supervising and stop the process: requests in flight through `proxy` may finish first (at most `drainMs`). */
+  async retire(proxy: DeploymentProxy | undefined, drainMs: number): Promise<void> {
+    this.retired = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.stableTimer);
+    this.starting?.abort(new Stopped("retired"));
+    const proc = this.proc;
+    if (!proc) return;
+    if (proxy && drainMs > 0) {
+      const drained = await proxy.retire(proc.url, drainMs);
+      if (!drained) this.log(`requests still in flight after ${drainMs / 1000} s; stopping anyway`);
+    }
+    this.log(`stopping the agent server (pid ${proc.pid}) gracefully`);
+    await proc.stop(this.d.opts.stopGraceMs ?? 30_000);
+    if (proxy) await proxy.retire(proc.url, 0);
+  }
+}
+
+export class LocalDeployer {
+  readonly deploymentId: string;
+  private proxy?: DeploymentProxy;
+  private listening?: Promise<DeploymentProxy>;
+  private readonly slot = new Slot();
+  private readonly jobs = new Set<Job>();
+  private readonly retiring = new Map<Promise<void>, string>();
+  private active?: Instance;
+  private stopped = false;
+  private stopping?: Promise<void>;
+  private readonly inherit: NodeJS.ProcessEnv;
+
+  constructor(private readonly opts: LocalDeployerOptions) {
+    this.deploymentId = opts.deploymentId;
+    this.inherit = opts.inheritEnv ?? inheritedEnv();
+  }
+
+  /** Start the proxy (idempotent); resolves with the deployment URL. */
+  async listen(): Promise<string> {
+    this.listening ??= DeploymentProxy.listen({ host: this.opts.host, port: this.opts.port, holdMs: this.opts.holdMs }).then((p) => (this.proxy = p));
+    return (await this.listening).url;
+  }
+
+  /** The deployment's stable URL (the proxy); available once `listen()` or `deploy()` started it. */
+  get url(): string {
+    if (!this.proxy) throw new Error("the deployment proxy is not listening yet: call listen() first");
+    return this.proxy.url;
+  }
+
+  /** The revision serving traffic (or being restarted after a crash), if any. */
+  get activeRevisionId(): string | undefined {
+    return this.active?.revisionId;
+  }
+
+  /** The serving process, for health reporting and tests. */
+  get activeProcess(): { pid: number; url: string; restarts: number } | undefined {
+    const a = this.active;
+    return a?.proc ? { pid: a.proc.pid, url: a.proc.url, restarts: a.restarts } : undefined;
+  }
+
+  /**
+   * Build and roll out a revision; resolves once it reached a terminal status (or the deployer was
+   * stopped). Failures of the revision resolve with their status; a failing sink or an illegal
+   * transition rejects.
+   */
+  deploy(spec: LocalRevisionSpec, sink: RevisionSink, opts: DeployOptions = {}): Promise<DeployResult> {
+    if (this.stopped) return Promise.reject(new Error(`deployment ${this.deploymentId} is stopped`));
+    if (spec.deploymentId !== this.deploymentId) return Promise.reject(new Error(`revision ${spec.revisionId} belongs to deployment ${spec.deploymentId}, not ${this.deploymentId}`));
+    const job = new Job(spec, sink, opts.initialStatus ?? "CREATING");
+    // Synchronously, so that the order of deploy() calls is the order of supersession.
+    for (const older of this.jobs) {
+      if (nextForSupersede(older.status) !== "SKIPPED") continue;
+      const reason = `Superseded by revision ${spec.revisionId}.`;
+      this.log(older, "build", `skipped: ${reason}`);
+      this.move(older, "SKIPPED", reason).catch(noop);
+      older.controller.abort(new Superseded(reason));
+    }
+    this.jobs.add(job);
+    const onAbort = () => job.controller.abort(new Interrupted(`Interrupted: ${String((opts.signal?.reason as Error)?.message ?? opts.signal?.reason ?? "aborted")}`));
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener("abort", onAbort, { once: true });
+    job.done = this.run(job, opts.deadlineMs ?? DEFAULT_DEPLOY_DEADLINE_MS).finally(() => {
+      this.jobs.delete(job);
+      opts.signal?.removeEventListener("abort", onAbort);
+    });
+    return job.done;
+  }
+
+  /**
+   * Stop everything for good (deployment deletion): revisions in progress are abandoned, the
+   * serving process is stopped gracefully and the proxy closes. Sinks are told nothing.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopped = true;
+      for (const job of this.jobs) job.controller.abort(new Stopped("the deployment is being deleted"));
+      await Promise.allSettled([...this.jobs].map((j) => j.done));
+      const active = this.active;
+      this.active = undefined;
+      if (active) await active.retire(undefined, 0);
+      await Promise.allSettled([...this.retiring.keys()]);
+      if (this.listening) await (await this.listening.catch(() => undefined))?.close();
+    })();
+    return this.stopping;
+  }
+
+  // ---- the pipeline ----
+
+  private async run(job: Job, deadlineMs: number): Promise<DeployResult> {
+    try {
+      if (job.status === "CREATING") await this.step(job, "QUEUED");
+      await this.step(job, "AWAITING_BUILD");
+      await this.listen();
+      const release = await this.slot.acquire(job.signal);
+      try {
+        const configPath = await this.build(job);
+        await this.step(job, "AWAITING_DEPLOY");
+        await this.rollout(job, configPath, deadlineMs);
+      } finally {
+        release();
+      }
+      return { revisionId: job.id, status: job.status, commitSha: job.commitSha };
+    } catch (err) {
+      return this.settle(job, err as Error);
+    }
+  }
+
+  /** The end of a revision that did not make it. */
+  private async settle(job: Job, err: Error): Promise<DeployResult> {
+    const result = (reason?: string): DeployResult => ({ revisionId: job.id, status: job.status, commitSha: job.commitSha, reason });
+    if (err instanceof SinkError || err instanceof IllegalTransitionError) throw err;
+    const cause = job.signal.aborted ? job.signal.reason : undefined;
+    if (cause instanceof Stopped || this.stopped) return { ...result("the deployment was stopped"), stopped: true };
+    if (isTerminal(job.status)) return result(cause instanceof Error ? cause.message : undefined); // skipped
+    if (cause instanceof Interrupted) {
+      this.log(job, job.status === "DEPLOYING" || job.status === "AWAITING_DEPLOY" ? "deploy" : "build", cause.message, "ERROR");
+      await this.move(job, "INTERRUPTED", cause.message);
+      return result(cause.message);
+    }
+    const deploying = job.status === "AWAITING_DEPLOY" || job.status === "DEPLOYING";
+    const reason = err instanceof BuildError || err instanceof DeployError ? err.message : `${err.name}: ${err.message}`;
+    const status: RevisionStatus = job.status === "CREATING" ? "CREATE_FAILED" : deploying ? "DEPLOY_FAILED" : "BUILD_FAILED";
+    this.log(job, deploying ? "deploy" : "build", `${status}: ${reason}`, "ERROR");
+    await this.move(job, status, reason);
+    return result(reason);
+  }
+
+  private async build(job: Job): Promise<string> {
+    const { spec, signal } = job;
+    await this.step(job, "BUILDING");
+    const timeoutMs = this.opts.buildTimeoutMs ?? 1_800_000;
+    const log = (line: string, level: "INFO" | "ERROR" = "INFO") => this.log(job, "build", line, level);
+    const revDir = path.join(spec.dataDir, "revisions", spec.revisionId);
+    const root = path.join(revDir, "src");
+    await rm(root, { recursive: true, force: true });
+    await mkdir(revDir, { recursive: true });
+    let t = Date.now();
+    const took = () => `${((Date.now() - t) / 1000).toFixed(1)} s`;
+    try {
+      job.commitSha = (await checkout({ repoUrl: spec.repoUrl, ref: spec.repoRef, dir: root, log: (l) => log(l), signal, timeoutMs })).commitSha;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new BuildError((err as Error).message);
+    }
+    log(`checkout done in ${took()}`);
+
+    const configPath = path.resolve(root, spec.agentConfigPath);
+    if (path.relative(root, configPath).startsWith("..") || path.isAbsolute(spec.agentConfigPath)) {
+      throw new BuildError(`agent_config_path "${spec.agentConfigPath}" points outside the repository`);
+    }
+    if (!existsSync(configPath)) throw new BuildError(`agent_config_path "${spec.agentConfigPath}" does not exist at commit ${job.commitSha}`);
+
+    const env = { ...this.inherit, ...deploymentEnv(spec) };
+    const shell = async (label: string, command: string, cwd: string) => {
+      t = Date.now();
+      log(`$ ${command}  (${label}, in ${path.relative(root, cwd) || "."})`);
+      try {
+        await runShell({ command, cwd, env, signal, timeoutMs, label, log: (l, stream) => log(l, stream === "stderr" ? "ERROR" : "INFO") });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw new BuildError((err as Error).message);
+      }
+      log(`${label} done in ${took()}`);
+    };
+
+    const files = new Set(await readdir(root));
+    let packageJson: { packageManager?: unknown } | undefined;
+    if (files.has("package.json")) {
+      try {
+        packageJson = JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as { packageManager?: unknown };
+      } catch {
+        log("package.json is not valid JSON; ignoring its packageManager", "ERROR");
+      }
+    }
+    const plan = detectInstallCommand(files, packageJson, spec.installCommand);
+    if (plan) {
+      log(`install: ${plan.reason}`);
+      await shell("install command", plan.command, root);
+    } else log("no package.json at the repository root and no install_command: nothing to install");
+    if (spec.buildCommand?.trim()) await shell("build command", spec.buildCommand.trim(), path.dirname(configPath));
+    return configPath;
+  }
+
+  private async rollout(job: Job, configPath: string, deadlineMs: number): Promise<void> {
+    const { spec, signal } = job;
+    const proxy = this.proxy!;
+    const env = deploymentEnv(spec);
+    const shared = usesDatabaseServer(env);
+    const log = (line: string, level: "INFO" | "ERROR" = "INFO") => this.log(job, "deploy", line, level);
+    const previous = this.active;
+    let stoppedPrevious = false;
+    const instance = new Instance(job.id, spec, job.sink, configPath, env, {
+      opts: this.opts,
+      inherit: this.inherit,
+      muted: () => this.stopped,
+      hooks: this.hooks,
+      deadlineMs,
+    });
+    try {
+      if (previous && !shared) {
+        // PGlite admits one process: the old one goes first (see the header comment).
+        log(`the embedded database (PGlite) admits one process at a time: stopping revision ${previous.revisionId} first; requests wait until revision ${job.id} is ready`);
+        proxy.hold();
+        this.active = undefined;
+        stoppedPrevious = true;
+        await previous.retire(proxy, this.opts.drainMs ?? 10_000);
+        signal.throwIfAborted();
+      }
+      await this.step(job, "DEPLOYING");
+      log(`starting the agent server (${shared ? "Postgres database" : `PGlite database in ${path.join(spec.dataDir, "db")}`}; ready within ${deadlineMs / 1000} s)`);
+      await instance.startOnce(deadlineMs, signal);
+    } catch (err) {
+      if (stoppedPrevious && previous && !this.stopped) {
+        log(`revision ${job.id} did not become ready: starting revision ${previous.revisionId} again`, "ERROR");
+        this.active = previous;
+        previous.revive();
+      } else if (!this.active && !this.stopped) proxy.down("no revision of the deployment is ready");
+      throw err;
+    }
+    // The swap: new requests go to the new process from here on; requests in flight finish where they are.
+    this.active = instance;
+    instance.supervise();
+    proxy.setTarget(instance.url!);
+    log(`serving traffic at ${proxy.url}`);
+    if (previous && !stoppedPrevious) {
+      const retiring = previous.retire(proxy, this.opts.drainMs ?? 10_000).then(
+        () => log(`revision ${previous.revisionId} stopped`),
+        (err: Error) => log(`stopping revision ${previous.revisionId} failed: ${err.message}`, "ERROR"),
+      );
+      this.retiring.set(retiring, previous.revisionId);
+      void retiring.finally(() => this.retiring.delete(retiring));
+    }
+    await this.step(job, "DEPLOYED");
+    await this.prune(spec.dataDir).catch(noop);
+  }
+
+  private readonly hooks: InstanceHooks = {
+    up: (inst) => {
+      if (this.active === inst && inst.url && !this.stopped) {
+        inst.log(`serving traffic again at ${this.proxy?.url}`);
+        this.proxy?.setTarget(inst.url);
+      }
+    },
+    down: (inst) => {
+      if (this.active === inst && !this.stopped) this.proxy?.hold();
+    },
+  };
+
+  /** Remove checkouts no process or revision in progress needs any more. */
+  private async prune(dataDir: string): Promise<void> {
+    const keep = new Set<string>([...[...this.jobs].map((j) => j.id), ...this.retiring.values()]);
+    if (this.active) keep.add(this.active.revisionId);
+    const dir = path.join(dataDir, "revisions");
+    for (const name of await readdir(dir)) if (!keep.has(name)) await rm(path.join(dir, name), { recursive: true, force: true });
+  }
+
+  // ---- statuses and logs ----
+
+  /** A pipeline step: stop if the revision was skipped, interrupted or the deployer stopped; else move. */
+  private step(job: Job, next: RevisionStatus): Promise<void> {
+    job.signal.throwIfAborted();
+    return this.move(job, next);
+  }
+
+  /**
+   * Check `current → next` with the rules' state machine (throwing on an illegal move), record it at
+   * once (so supersession sees it) and write it to the sink after the job's earlier writes.
+   */
+  private move(job: Job, next: RevisionStatus, reason?: string): Promise<void> {
+    const t = transition(job.status, next, { buildless: false });
+    if (!t.ok) throw new IllegalTransitionError(`revision ${job.id}: ${t.error}`);
+    if (!t.changed) return job.writes;
+    job.status = next;
+    if (this.stopped) return job.writes;
+    const detail: { reason?: string; commitSha?: string } = {};
+    if (reason) detail.reason = reason;
+    if (job.commitSha) detail.commitSha = job.commitSha;
+    job.writes = job.writes.then(() =>
+      job.sink.setStatus(next, detail).catch((err: Error) => {
+        throw new SinkError(`writing status ${next} of revision ${job.id} failed: ${err.message}`);
+      }),
+    );
+    job.writes.catch(noop);
+    return job.writes;
+  }
+
+  private log(job: Job, type: "build" | "deploy", line: string, level: "INFO" | "ERROR" = "INFO"): void {
+    if (this.stopped) return;
+    try {
+      job.sink.log(type, line, level);
+    } catch {
+      // must not throw; a lost line must not fail the revision
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The tracing facility as one express router, to be mounted under any prefix (the control plane
+ * mounts it at `/tracing`; `berth tracing` at the root). `/info` and `/ok` are public, as the
+ * SDKs expect; everything else is authenticated.
+ */
+import express from "express";
+import { authenticate, type AuthMode, type AuthService } from "../../shared/auth/index.js";
+import { mountDocs } from "../../shared/docs.js";
+import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
+import type { Logger } from "../../shared/logging.js";
+import { BERTH_VERSION } from "../../shared/version.js";
+import type { IngestService } from "../ingest/service.js";
+import { infoBody, mountIngestRoutes, type IngestRouteOptions } from "./ingest-routes.js";
+import { queryRoutes, type QueryDeps } from "./query-routes.js";
+
+export interface TracingRouterDeps extends QueryDeps {
+  auth: AuthService;
+  authMode: AuthMode;
+  ingest: IngestService;
+  options: IngestRouteOptions;
+  logger: Logger;
+  /** Liveness of the store behind the API. */
+  ping(): Promise<void>;
+}
+
+export function createTracingRouter(deps: TracingRouterDeps): express.Router {
+  const router = express.Router();
+  const api = new ApiRouter();
+  api.add({ method: "get", path: "/info", tag: "System", summary: "Server version and ingestion settings (read by the LangSmith SDKs)" }, () => infoBody(deps.options));
+  api.add({ method: "get", path: "/ok", tag: "System", summary: "Liveness and database check" }, async () => {
+    await deps.ping();
+    return { ok: true };
+  });
+  const publicRoutes = express.Router();
+  api.mount(publicRoutes);
+  router.use(publicRoutes);
+  mountDocs(router, withQueryRoutes(api, deps), { title: "Berth tracing", version: BERTH_VERSION, description: "LangSmith-compatible trace ingestion and the query API" });
+
+  router.use(authenticate(deps.auth, deps.authMode));
+  // Ingestion reads its own bodies (multipart, gzip, large limits) before any JSON parser.
+  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger);
+  router.use(jsonBody(1024 * 1024));
+  const query = new ApiRouter();
+  queryRoutes(query, deps);
+  query.mount(router);
+  router.use(notFoundHandler);
+  router.use(errorHandler(deps.logger));
+  return router;
+}
+
+/** One router holding every route, for the OpenAPI document (ingestion endpoints included). */
+function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
+  const all = new ApiRouter();
+  all.routes.push(...system.routes);
+  const ingestDoc = (method: "post" | "patch", path: string, summary: string) =>
+    all.add({ method, path, tag: "Ingestion", summary, responses: { "202": "Accepted (per-run problems listed)", "413": "Too large", "422": "No usable run", "429": "Busy: retry" } }, () => undefined);
+  ingestDoc("post", "/runs/multipart", "Ingest runs as multipart/form-data (the LangSmith SDKs' default path; gzip allowed)");
+  ingestDoc("post", "/runs/batch", "Ingest runs as JSON {post: [...], patch: [...]}");
+  ingestDoc("post", "/runs", "Create one run");
+  ingestDoc("patch", "/runs/:run_id", "Update one run");
+  queryRoutes(all, deps);
+  return all;
+}

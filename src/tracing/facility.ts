@@ -1,0 +1,60 @@
+/**
+ * The tracing facility on a database: migrations, stores and the router. Hosted by the control
+ * plane or run alone by `berth tracing` (server.ts).
+ */
+import type express from "express";
+import type pg from "pg";
+import { AuthService, authMigrations, type AuthMode } from "../shared/auth/index.js";
+import { migrateComponents } from "../shared/db/index.js";
+import type { Logger } from "../shared/logging.js";
+import { createTracingRouter } from "./api/app.js";
+import { IngestService } from "./ingest/service.js";
+import { QueryService } from "./query/service.js";
+import type { TracingSettings } from "./settings.js";
+import { tracingMigrations } from "./storage/migrations.js";
+import { PriceStore } from "./storage/prices.js";
+import { ProjectStore } from "./storage/projects.js";
+
+export interface TracingFacility {
+  router: express.Router;
+  pool: pg.Pool;
+  projects: ProjectStore;
+  ingest: IngestService;
+  query: QueryService;
+  prices: PriceStore;
+  auth: AuthService;
+}
+
+export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> & {
+  authMode: AuthMode;
+  /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
+  embedded: boolean;
+};
+
+export async function openTracingFacility(pool: pg.Pool, options: FacilityOptions, logger: Logger): Promise<TracingFacility> {
+  await migrateComponents(pool, options.embedded, [
+    ["auth", authMigrations],
+    ["tracing", tracingMigrations],
+  ]);
+  const auth = new AuthService(pool);
+  await auth.ensureDefaultTenant();
+  if (options.apiKey) await auth.addKey(options.apiKey, undefined, "BERTH_API_KEY");
+  const projects = new ProjectStore(pool);
+  const prices = new PriceStore(pool);
+  const query = new QueryService(pool);
+  const ingest = new IngestService(pool, projects, prices, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);
+  const router = createTracingRouter({
+    auth,
+    authMode: options.authMode,
+    ingest,
+    projects,
+    query,
+    prices,
+    logger,
+    options: { maxBodyBytes: options.maxBodyBytes, maxConcurrentIngests: options.maxConcurrentIngests },
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+  });
+  return { router, pool, projects, ingest, query, prices, auth };
+}

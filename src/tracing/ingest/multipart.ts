@@ -1,0 +1,94 @@
+/**
+ * `POST /runs/multipart` bodies, split as they stream (multipart-splitter.ts). Part names, as the
+ * LangSmith SDKs send them:
+ *   post.{run_id} / patch.{run_id}               the run (JSON) without its large fields
+ *   post.{run_id}.{field} / patch.{run_id}.{field} inputs, outputs, events, extra, error, serialized
+ *   attachment.{run_id}.{name}                    a file, with its content type
+ * The JS SDK sends JSON parts as files (Blob), Python as fields; both are accepted.
+ */
+import type { Request } from "express";
+import { ApiError } from "../../shared/errors.js";
+import { bodyStream } from "./body.js";
+import { boundaryOf, MultipartError, MultipartSplitter, type Part } from "./multipart-splitter.js";
+import type { IngestAttachment, IngestOp } from "./service.js";
+
+export interface ParsedMultipart {
+  ops: IngestOp[];
+  attachments: IngestAttachment[];
+  /** Parts that could not be used, as `{part, error}`. */
+  errors: { run_id?: string; error: string }[];
+}
+
+const FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized", "tags"]);
+
+export async function parseMultipart(req: Request, limit: number): Promise<ParsedMultipart> {
+  const type = req.headers["content-type"] ?? "";
+  if (!/^multipart\/form-data\b/i.test(type)) throw new ApiError(415, `expected multipart/form-data, got "${type || "no content type"}"`);
+  const boundary = boundaryOf(type);
+  if (!boundary) throw new ApiError(400, "malformed multipart request: the Content-Type has no boundary");
+  const splitter = new MultipartSplitter(boundary);
+  const parts: Part[] = [];
+  try {
+    for await (const chunk of bodyStream(req, limit)) parts.push(...splitter.push(chunk as Buffer));
+    splitter.end();
+  } catch (err) {
+    if (err instanceof MultipartError) throw new ApiError(400, `malformed multipart request: ${err.message.replace(/^malformed multipart body: /, "")}`);
+    throw err;
+  }
+  return assemble(parts);
+}
+
+/** Parts → ops (pure). Field parts attach to their run; order of parts does not matter. */
+export function assemble(parts: { name: string; data: Buffer; contentType: string }[]): ParsedMultipart {
+  const runs = new Map<string, { kind: "post" | "patch"; id: string; body: Record<string, unknown> }>();
+  const attachments: IngestAttachment[] = [];
+  const errors: ParsedMultipart["errors"] = [];
+  const runFor = (kind: "post" | "patch", id: string) => {
+    const key = `${kind}.${id}`;
+    let r = runs.get(key);
+    if (!r) runs.set(key, (r = { kind, id, body: {} }));
+    return r;
+  };
+  for (const part of parts) {
+    const [head, id, ...rest] = part.name.split(".");
+    if (!id) {
+      errors.push({ error: `part "${part.name}" has no run id` });
+      continue;
+    }
+    if (head === "attachment") {
+      attachments.push({ runId: id.toLowerCase(), name: rest.join(".") || "attachment", contentType: part.contentType || "application/octet-stream", data: part.data });
+      continue;
+    }
+    if (head === "feedback") continue; // feedback is not part of tracing storage
+    if (head !== "post" && head !== "patch") {
+      errors.push({ run_id: id, error: `unknown part "${part.name}"` });
+      continue;
+    }
+    const run = runFor(head, id);
+    const field = rest.join(".");
+    const text = part.data.toString("utf8");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      if (!field) {
+        errors.push({ run_id: id, error: `part "${part.name}" is not valid JSON: ${(err as Error).message}` });
+        continue;
+      }
+      // a payload that is not JSON is still the user's data: keep it as text
+      value = field === "error" ? text : { unparsed: text };
+    }
+    if (!field) {
+      if (value && typeof value === "object" && !Array.isArray(value)) Object.assign(run.body, value, { ...pickFields(run.body) });
+      else errors.push({ run_id: id, error: `part "${part.name}" must be a JSON object` });
+    } else if (FIELDS.has(field)) run.body[field] = value;
+    else errors.push({ run_id: id, error: `unknown field part "${part.name}"` });
+  }
+  const ops: IngestOp[] = [...runs.values()].map((r) => ({ kind: r.kind, raw: r.body, idHint: r.id }));
+  return { ops, attachments, errors };
+}
+
+/** Field parts already read win over the same keys inside the run part. */
+function pickFields(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => FIELDS.has(k)));
+}

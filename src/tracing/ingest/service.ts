@@ -1,0 +1,286 @@
+/**
+ * Ingestion: a batch of posts and patches → merged, accounted run rows, their attachments and the
+ * rollup deltas, in one transaction. Runs of one id are serialised with transaction-scoped
+ * advisory locks, so a post and a patch uploaded at the same moment by concurrent requests still
+ * merge. A bad run is reported and skipped; the rest of the batch is stored.
+ */
+import type pg from "pg";
+import { withTransaction, type Queryable } from "../../shared/db/index.js";
+import type { Logger } from "../../shared/logging.js";
+import { accountRun } from "../accounting/account.js";
+import { identifyModel } from "../accounting/model.js";
+import { metadataOf, type RunRecord } from "../run.js";
+import { combineDeltas, contribution, type RollupDelta } from "../rollups/contribution.js";
+import { applyRollupDeltas } from "../storage/rollups.js";
+import { DEFAULT_PROJECT, type ProjectStore } from "../storage/projects.js";
+import { choosePrices, type PriceStore } from "../storage/prices.js";
+import type { ModelPrice } from "../accounting/cost.js";
+import { clientFieldsOf, rowToRecord, selectRuns, writeRuns, type RunRow } from "../storage/runs.js";
+import { cleanRun, deriveTree, mergeRun, statusOf, type OpKind } from "./merge.js";
+import { preparePayload, type ExtractedAttachment, type PayloadLimits } from "./payload.js";
+
+export interface IngestOp {
+  kind: OpKind;
+  /** The run as sent (JSON). */
+  raw: unknown;
+  /** The id from the multipart part name, when the body lacks one. */
+  idHint?: string;
+}
+
+export interface IngestAttachment extends ExtractedAttachment {
+  runId: string;
+}
+
+export interface IngestResult {
+  accepted: number;
+  errors: { run_id?: string; error: string }[];
+  warnings: { run_id: string; problems: string[] }[];
+}
+
+const PAYLOAD_FIELDS = ["inputs", "outputs", "extra", "serialized", "events"] as const;
+
+export class IngestService {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly projects: ProjectStore,
+    private readonly prices: PriceStore,
+    private readonly limits: PayloadLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  async ingest(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[] = []): Promise<IngestResult> {
+    try {
+      return await this.ingestOnce(tenantId, ops, uploaded);
+    } catch (err) {
+      // A project deleted by another process is still in this one's name cache: forget, retry once.
+      if ((err as { code?: string }).code !== "23503") throw err;
+      this.projects.forgetAll();
+      return this.ingestOnce(tenantId, ops, uploaded);
+    }
+  }
+
+  private async ingestOnce(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[]): Promise<IngestResult> {
+    const result: IngestResult = { accepted: 0, errors: [], warnings: [] };
+    const byId = new Map<string, { kind: OpKind; run: RunRecord }[]>();
+    const problems = new Map<string, string[]>();
+    const attachments: IngestAttachment[] = [...uploaded];
+    for (const op of ops) {
+      const cleaned = cleanRun(op.raw, op.idHint);
+      if (!cleaned.ok) {
+        result.errors.push({ ...(cleaned.id ? { run_id: cleaned.id } : {}), error: cleaned.error });
+        continue;
+      }
+      const run = cleaned.run;
+      let truncated = 0;
+      for (const field of PAYLOAD_FIELDS) {
+        if (run[field] === undefined) continue;
+        const prepared = preparePayload(run[field], this.limits);
+        (run as unknown as Record<string, unknown>)[field] = prepared.value;
+        truncated += prepared.truncated;
+        for (const a of prepared.attachments) attachments.push({ ...a, runId: run.id });
+      }
+      if (truncated) cleaned.problems.push(`${truncated} oversized string(s) truncated`);
+      if (cleaned.problems.length) problems.set(run.id, [...(problems.get(run.id) ?? []), ...cleaned.problems]);
+      const list = byId.get(run.id) ?? [];
+      list.push({ kind: op.kind, run });
+      byId.set(run.id, list);
+    }
+    if (!byId.size && !attachments.length) return result;
+
+    // Projects are created outside the transaction (they outlive it even if it fails).
+    const projectOf = new Map<string, string>();
+    for (const [id, list] of byId) {
+      const project = await this.projectFor(tenantId, list.map((o) => o.run), problems, id);
+      if (project) projectOf.set(id, project);
+    }
+
+    // Everything the transaction needs from other tables is read first: on the embedded database
+    // the pool has one connection, which the transaction holds.
+    const defaultProject = await this.projects.idForName(tenantId, DEFAULT_PROJECT);
+    const ownPrices = await this.prices.tenantPrices(tenantId);
+
+    await withTransaction(this.pool, async (client) => {
+      const ids = [...byId.keys()];
+      await client.query(
+        "SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtextextended($1 || x, 0) AS h FROM unnest($2::text[]) AS x ORDER BY 1) AS s",
+        [tenantId, ids],
+      );
+      const stored = new Map((await selectRuns(client, tenantId, ids)).map((r) => [r.id, r]));
+      const merged = new Map<string, RunRecord>();
+      const derivedOf = new Map<string, string[]>();
+      for (const [id, list] of byId) {
+        const before = stored.get(id);
+        let run = before ? rowToRecord(before) : undefined;
+        for (const op of list) run = mergeRun(run, op.run, op.kind);
+        const tree = deriveTree(run!);
+        merged.set(id, tree.run);
+        derivedOf.set(id, tree.derived);
+      }
+      await this.fillTraceIds(client, tenantId, merged, derivedOf);
+
+      const rows: RunRow[] = [];
+      const deltas: RollupDelta[] = [];
+      for (const [id, run] of merged) {
+        const before = stored.get(id);
+        const row = this.toRow(tenantId, run, projectOf.get(id) ?? before?.project_id ?? defaultProject, problems.get(id), before, ownPrices, derivedOf.get(id) ?? []);
+        rows.push(row);
+        deltas.push(...contribution(before, -1), ...contribution(row, 1));
+      }
+      await writeRuns(client, rows, new Set(stored.keys()));
+      await applyRollupDeltas(client, combineDeltas(deltas));
+      await insertAttachments(client, tenantId, attachments);
+      result.accepted = rows.length;
+    });
+    for (const [id, p] of problems) result.warnings.push({ run_id: id, problems: p });
+    return result;
+  }
+
+  /** The project a run's session names; none named → undefined (keep the stored one, or default). */
+  private async projectFor(tenantId: string, runs: RunRecord[], problems: Map<string, string[]>, id: string): Promise<string | undefined> {
+    // A post names the project authoritatively; take the last op that names one.
+    for (const run of [...runs].reverse()) {
+      if (run.session_id) {
+        if (await this.projects.exists(tenantId, run.session_id)) return run.session_id;
+        if (!run.session_name) {
+          problems.set(id, [...(problems.get(id) ?? []), `unknown project id ${run.session_id}: stored in "${DEFAULT_PROJECT}"`]);
+          return this.projects.idForName(tenantId, DEFAULT_PROJECT);
+        }
+      }
+      if (run.session_name) return this.projects.idForName(tenantId, run.session_name);
+    }
+    return undefined;
+  }
+
+  /** Children sent without trace_id or dotted_order (plain POST /runs) join their parent's trace. */
+  private async fillTraceIds(db: Queryable, tenantId: string, runs: Map<string, RunRecord>, derivedOf: Map<string, string[]>): Promise<void> {
+    const missing = [...runs.values()].filter((r) => !r.trace_id && r.parent_run_id);
+    if (!missing.length) return;
+    const parents = missing.map((r) => r.parent_run_id!).filter((p) => !runs.get(p)?.trace_id);
+    const { rows } = parents.length
+      ? await db.query<{ id: string; trace_id: string }>("SELECT id, trace_id FROM tracing_runs WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [tenantId, parents])
+      : { rows: [] };
+    const traceOf = new Map(rows.map((r) => [r.id, r.trace_id]));
+    // resolve in rounds: a chain of new runs in one batch takes its root's trace
+    for (let round = 0; round < 32; round++) {
+      let changed = false;
+      for (const r of runs.values()) {
+        if (r.trace_id || !r.parent_run_id) continue;
+        const t = runs.get(r.parent_run_id)?.trace_id ?? traceOf.get(r.parent_run_id);
+        if (t) {
+          r.trace_id = t;
+          derivedOf.get(r.id)?.push("trace_id");
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    // a parent we have never seen: the parent's id names the trace until it arrives
+    for (const r of runs.values()) {
+      if (r.trace_id) continue;
+      r.trace_id = r.parent_run_id ?? r.id;
+      derivedOf.get(r.id)?.push("trace_id");
+    }
+  }
+
+  private toRow(tenantId: string, run: RunRecord, projectId: string, problems: string[] | undefined, before: RunRow | undefined, ownPrices: ModelPrice[], derived: string[]): RunRow {
+    // defaults filled in for a run whose post has not arrived are not the client's values
+    if (run.name === undefined) derived = [...derived, "name"];
+    if (run.run_type === undefined) derived = [...derived, "run_type"];
+    const status = statusOf(run);
+    const meta = metadataOf(run);
+    const threadId = meta.thread_id ?? meta.session_id ?? meta.conversation_id;
+    const row: RunRow = {
+      tenant_id: tenantId,
+      id: run.id,
+      project_id: projectId,
+      trace_id: run.trace_id!,
+      parent_run_id: run.parent_run_id ?? null,
+      dotted_order: run.dotted_order ?? null,
+      name: run.name ?? "",
+      run_type: run.run_type ?? "chain",
+      status,
+      // unknown until the post arrives (a patch may come first): never guessed, or a late post could not set it
+      start_time: run.start_time ?? null,
+      end_time: run.end_time ?? null,
+      inputs: run.inputs ?? null,
+      outputs: run.outputs ?? null,
+      error: run.error ?? null,
+      extra: run.extra ?? null,
+      events: (run.events as RunRow["events"]) ?? null,
+      tags: run.tags ?? null,
+      serialized: run.serialized ?? null,
+      session_name: run.session_name ?? null,
+      session_id: run.session_id ?? null,
+      reference_example_id: run.reference_example_id ?? null,
+      client_fields: clientFieldsOf(run, derived),
+      thread_id: threadId === undefined || threadId === null ? null : String(threadId),
+      model: null,
+      provider: null,
+      input_tokens: null,
+      output_tokens: null,
+      total_tokens: null,
+      input_token_details: null,
+      output_token_details: null,
+      usage_estimated: false,
+      input_cost: null,
+      output_cost: null,
+      total_cost: null,
+      input_cost_details: null,
+      output_cost_details: null,
+      cost_source: null,
+      cost_reason: null,
+      price_id: null,
+      first_token_time: null,
+      ttft_ms: null,
+      problems: [...new Set([...(before?.problems ?? []), ...(problems ?? [])])],
+    };
+    if (!row.problems!.length) row.problems = null;
+    const { model, provider } = identifyModel(run);
+    const at = new Date(row.start_time ?? row.end_time ?? Date.now());
+    const prices = choosePrices(ownPrices, model, provider, at);
+    let acc;
+    try {
+      acc = accountRun(run, prices);
+    } catch (err) {
+      // accounting is best effort: the run is stored even if its figures cannot be worked out
+      this.logger.warn({ err, runId: run.id }, "accounting failed");
+      row.problems = [...(row.problems ?? []), `accounting failed: ${(err as Error).message}`];
+      return row;
+    }
+    row.model = acc.model ?? null;
+    row.provider = acc.provider ?? null;
+    if (acc.usage) {
+      row.input_tokens = acc.usage.input_tokens;
+      row.output_tokens = acc.usage.output_tokens;
+      row.total_tokens = acc.usage.total_tokens;
+      row.input_token_details = acc.usage.input_token_details ?? null;
+      row.output_token_details = acc.usage.output_token_details ?? null;
+    }
+    row.usage_estimated = acc.usage_estimated;
+    if (acc.cost) {
+      row.input_cost = acc.cost.input_cost;
+      row.output_cost = acc.cost.output_cost;
+      row.total_cost = acc.cost.total_cost;
+      row.input_cost_details = acc.cost.input_cost_details ?? null;
+      row.output_cost_details = acc.cost.output_cost_details ?? null;
+    }
+    row.cost_source = acc.cost_source ?? null;
+    row.cost_reason = acc.cost_reason ?? null;
+    row.price_id = acc.price_id ?? null;
+    row.first_token_time = acc.first_token_time ?? null;
+    row.ttft_ms = acc.ttft_ms ?? null;
+    return row;
+  }
+}
+
+async function insertAttachments(db: Queryable, tenantId: string, attachments: IngestAttachment[]): Promise<void> {
+  if (!attachments.length) return;
+  // one statement per attachment: bytea travels as a binary parameter, not inside JSON
+  for (const a of attachments) {
+    await db.query(
+      `INSERT INTO tracing_attachments (tenant_id, run_id, name, content_type, data) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (tenant_id, run_id, name) DO UPDATE SET content_type = EXCLUDED.content_type, data = EXCLUDED.data`,
+      [tenantId, a.runId, a.name, a.contentType, a.data],
+    );
+  }
+}

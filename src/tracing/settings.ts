@@ -1,0 +1,71 @@
+/** Settings of the tracing facility (`berth tracing`, and the control plane that hosts it). */
+import { z } from "zod";
+import { resolveSettings } from "../shared/config.js";
+
+const MiB = 1024 * 1024;
+const int = (min: number) => z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(min, `must be at least ${min}`);
+
+export const AUTH_MODES = ["required", "loopback-open"] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+export const tracingSettingsSchema = z.object({
+  host: z.string().min(1),
+  port: int(0).max(65535, "must be at most 65535"),
+  /** Path the API is mounted under, e.g. `/tracing` ("" = the root). */
+  prefix: z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be "" or a path like /tracing'),
+  dataDir: z.string().min(1),
+  databaseUri: z.string().url("must be a postgres:// URI").optional(),
+  /**
+   * `loopback-open`: requests from this machine need no API key (the embedded dev mode);
+   * `required`: every request carries `X-Api-Key`.
+   */
+  authMode: z.enum(AUTH_MODES).optional(),
+  /** An API key accepted for the default tenant (created on start), e.g. from a Kubernetes Secret. */
+  apiKey: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Largest ingest request body, uncompressed (advertised in `/info`). */
+  maxBodyBytes: int(25 * MiB),
+  /** Strings longer than this are cut, with a marker saying how long they were. */
+  maxStringBytes: int(1024),
+  /** Base64 media longer than this move to attachment storage, leaving a reference. */
+  mediaThresholdBytes: int(64),
+  /** Ingest requests processed at once; more get 429 so the SDK retries. */
+  maxConcurrentIngests: int(1),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+});
+export type TracingSettings = z.output<typeof tracingSettingsSchema>;
+
+const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
+  host: ["HOST"],
+  port: ["PORT"],
+  prefix: ["BERTH_TRACING_PREFIX"],
+  dataDir: ["BERTH_DATA_DIR"],
+  databaseUri: ["DATABASE_URI", "POSTGRES_URI"],
+  authMode: ["BERTH_AUTH_MODE"],
+  apiKey: ["BERTH_API_KEY"],
+  maxBodyBytes: ["BERTH_TRACING_MAX_BODY_BYTES"],
+  maxStringBytes: ["BERTH_TRACING_MAX_STRING_BYTES"],
+  mediaThresholdBytes: ["BERTH_TRACING_MEDIA_THRESHOLD_BYTES"],
+  maxConcurrentIngests: ["BERTH_TRACING_MAX_CONCURRENT_INGESTS"],
+  logLevel: ["LOG_LEVEL"],
+};
+
+export const TRACING_DEFAULTS = {
+  host: "127.0.0.1",
+  port: 1984,
+  prefix: "",
+  dataDir: ".berth/tracing",
+  maxBodyBytes: 64 * MiB,
+  maxStringBytes: 1 * MiB,
+  mediaThresholdBytes: 16 * 1024,
+  maxConcurrentIngests: 16,
+  logLevel: "info",
+};
+
+export function resolveTracingSettings(flags: Partial<Record<keyof TracingSettings, unknown>>, env: NodeJS.ProcessEnv = process.env): TracingSettings {
+  return resolveSettings(tracingSettingsSchema, ENV_NAMES, TRACING_DEFAULTS, flags, env);
+}
+
+/** The effective auth mode: open on loopback only with the embedded database and no key configured. */
+export function effectiveAuthMode(settings: Pick<TracingSettings, "authMode" | "databaseUri" | "apiKey">): AuthMode {
+  return settings.authMode ?? (settings.databaseUri || settings.apiKey ? "required" : "loopback-open");
+}

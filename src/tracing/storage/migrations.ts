@@ -1,0 +1,135 @@
+/** Tables of the tracing facility. Append new migrations; never edit applied ones. */
+import type { Migration } from "../../shared/db/index.js";
+
+export const tracingMigrations: Migration[] = [
+  {
+    name: "projects, runs, attachments, rollups, model prices",
+    sql: `
+      CREATE TABLE tracing_projects (
+        id uuid PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        name text NOT NULL,
+        description text,
+        metadata jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (tenant_id, name)
+      );
+
+      -- One row per run: posts and patches are merged on ingest, so reads never merge.
+      CREATE TABLE tracing_runs (
+        tenant_id uuid NOT NULL,
+        id uuid NOT NULL,
+        project_id uuid NOT NULL REFERENCES tracing_projects (id) ON DELETE CASCADE,
+        trace_id uuid NOT NULL,
+        parent_run_id uuid,
+        dotted_order text,
+        name text NOT NULL DEFAULT '',
+        run_type text NOT NULL DEFAULT 'chain',
+        status text NOT NULL,
+        start_time timestamptz,
+        end_time timestamptz,
+        inputs jsonb,
+        outputs jsonb,
+        error text,
+        extra jsonb,
+        events jsonb,
+        tags text[],
+        serialized jsonb,
+        session_name text,
+        session_id uuid,
+        reference_example_id uuid,
+        -- fields a client may set directly (LangSmith's run schema)
+        client_fields jsonb,
+        -- derived on ingest
+        thread_id text,
+        model text,
+        provider text,
+        input_tokens bigint,
+        output_tokens bigint,
+        total_tokens bigint,
+        input_token_details jsonb,
+        output_token_details jsonb,
+        usage_estimated boolean NOT NULL DEFAULT false,
+        input_cost numeric,
+        output_cost numeric,
+        total_cost numeric,
+        input_cost_details jsonb,
+        output_cost_details jsonb,
+        cost_source text,
+        cost_reason text,
+        price_id text,
+        first_token_time timestamptz,
+        ttft_ms double precision,
+        problems text[],
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE INDEX tracing_runs_project_time ON tracing_runs (project_id, start_time DESC, id DESC);
+      CREATE INDEX tracing_runs_roots ON tracing_runs (project_id, start_time DESC, id DESC) WHERE parent_run_id IS NULL;
+      CREATE INDEX tracing_runs_trace ON tracing_runs (tenant_id, trace_id);
+      CREATE INDEX tracing_runs_parent ON tracing_runs (tenant_id, parent_run_id) WHERE parent_run_id IS NOT NULL;
+      CREATE INDEX tracing_runs_thread ON tracing_runs (project_id, thread_id, start_time) WHERE thread_id IS NOT NULL;
+
+      -- Base64 media moved out of run payloads; the payload keeps attachment://<name>.
+      CREATE TABLE tracing_attachments (
+        tenant_id uuid NOT NULL,
+        run_id uuid NOT NULL,
+        name text NOT NULL,
+        content_type text NOT NULL,
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant_id, run_id, name)
+      );
+
+      -- Hourly aggregates per project and model, kept current on ingest, so stats over time read
+      -- these and never raw runs. model = '' holds the trace-level figures (root runs).
+      -- Histograms are log-scale latency buckets (see accounting/histogram.ts), summed elementwise.
+      CREATE TABLE tracing_rollups (
+        project_id uuid NOT NULL REFERENCES tracing_projects (id) ON DELETE CASCADE,
+        hour timestamptz NOT NULL,
+        model text NOT NULL,
+        run_count bigint NOT NULL DEFAULT 0,
+        trace_count bigint NOT NULL DEFAULT 0,
+        error_count bigint NOT NULL DEFAULT 0,
+        llm_count bigint NOT NULL DEFAULT 0,
+        llm_error_count bigint NOT NULL DEFAULT 0,
+        input_tokens bigint NOT NULL DEFAULT 0,
+        output_tokens bigint NOT NULL DEFAULT 0,
+        total_tokens bigint NOT NULL DEFAULT 0,
+        total_cost numeric NOT NULL DEFAULT 0,
+        latency_hist int[] NOT NULL DEFAULT '{}',
+        ttft_hist int[] NOT NULL DEFAULT '{}',
+        PRIMARY KEY (project_id, hour, model)
+      );
+
+      -- Per-tenant prices; they win over the defaults shipped with Berth.
+      CREATE TABLE tracing_model_prices (
+        id uuid PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        model_name text NOT NULL,
+        match_pattern text NOT NULL,
+        provider text,
+        effective_from timestamptz,
+        input_per_million numeric NOT NULL,
+        output_per_million numeric NOT NULL,
+        input_details_per_million jsonb NOT NULL DEFAULT '{}',
+        output_details_per_million jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX tracing_model_prices_tenant ON tracing_model_prices (tenant_id);
+    `,
+  },
+  {
+    name: "run list indexes in the order the list reads them",
+    sql: `
+      -- Lists sort newest first with runs not yet started (a patch before its post) last; an index
+      -- on start_time DESC puts NULLs first, so Postgres sorted whole projects instead of reading it.
+      DROP INDEX tracing_runs_project_time;
+      DROP INDEX tracing_runs_roots;
+      CREATE INDEX tracing_runs_project_time ON tracing_runs (project_id, start_time DESC NULLS LAST, id DESC);
+      CREATE INDEX tracing_runs_roots ON tracing_runs (project_id, start_time DESC NULLS LAST, id DESC) WHERE parent_run_id IS NULL;
+    `,
+  },
+];

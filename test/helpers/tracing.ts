@@ -1,0 +1,65 @@
+/**
+ * Tracing servers for tests: `berth tracing` in-process on a random port with its own database
+ * (PGlite in loopback-open mode, or a scratch Postgres database with a required API key), and a
+ * `langsmith` Client pointed at it.
+ */
+import { Client } from "langsmith";
+import { afterAll, beforeAll } from "vitest";
+import { createLogger, silentLogger } from "../../src/shared/logging.js";
+import { resolveTracingSettings, startTracingServer, type TracingServerHandle, type TracingSettings } from "../../src/tracing/index.js";
+import { createTestDatabase, type Backend, type TestDatabase } from "./server.js";
+
+export const TEST_API_KEY = "berth-test-key-0123456789abcdef";
+
+export interface TracingTestServer {
+  /** LANGSMITH_ENDPOINT (includes the prefix). */
+  url: string;
+  apiKey?: string;
+  handle: TracingServerHandle;
+  db: TestDatabase;
+  /** A langsmith client that sends to this server. */
+  client(options?: ConstructorParameters<typeof Client>[0]): Client;
+  /** GET/POST JSON against the query API, with the key. */
+  api<T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }>;
+  close(): Promise<void>;
+}
+
+export async function startTracingTestServer(backend: Backend, overrides: Partial<Record<keyof TracingSettings, unknown>> = {}): Promise<TracingTestServer> {
+  const db = await createTestDatabase(backend);
+  const apiKey = backend === "postgres" ? TEST_API_KEY : undefined;
+  const settings = resolveTracingSettings(
+    { port: 0, dataDir: db.dataDir, databaseUri: db.uri, apiKey, logLevel: "silent", prefix: "/tracing", ...overrides },
+    {},
+  );
+  const logger = process.env.BERTH_TEST_LOG ? createLogger({ level: process.env.BERTH_TEST_LOG }) : silentLogger;
+  const handle = await startTracingServer(settings, logger);
+  const key = (settings.apiKey as string | undefined) ?? apiKey;
+  return {
+    url: handle.url,
+    apiKey: key,
+    handle,
+    db,
+    client: (options = {}) => new Client({ apiUrl: handle.url, apiKey: key, autoBatchTracing: true, ...options }),
+    async api(path, init = {}) {
+      const res = await fetch(`${handle.url}${path}`, {
+        ...init,
+        headers: { ...(key ? { "x-api-key": key } : {}), ...(init.body ? { "content-type": "application/json" } : {}), ...(init.headers as Record<string, string>) },
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await handle.close();
+      await db.drop();
+    },
+  };
+}
+
+export function tracingServerForSuite(backend: Backend, onStart: (s: TracingTestServer) => void, overrides: Partial<Record<keyof TracingSettings, unknown>> = {}): void {
+  let server: TracingTestServer | undefined;
+  beforeAll(async () => {
+    server = await startTracingTestServer(backend, overrides);
+    onStart(server);
+  });
+  afterAll(() => server?.close());
+}
