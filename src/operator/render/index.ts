@@ -1,0 +1,43 @@
+/**
+ * render(ad): every child object of an AgentDeployment, as a pure function of the CR (no I/O, no
+ * clock, no randomness). The controller applies the result with server-side apply; all objects are
+ * in the CR's namespace and owned by it (controller owner reference), so garbage collection deletes
+ * them with the CR.
+ *
+ * The deployment's own Secret (`spec.secretRef`, the user's secrets as env) is written by the k8s
+ * listener, not rendered here: the CR carries only its name, never secret values.
+ */
+import type { AgentDeployment, KubernetesObject } from "../types.js";
+import { apiDeployment, apiService, hpa, queueDeployment, serviceUrl } from "./agent.js";
+import { childNames } from "./names.js";
+import { derivedPostgresPassword, postgresSecret, postgresService, postgresStatefulSet } from "./postgres.js";
+import { redisDeployment, redisService } from "./redis.js";
+
+export interface RenderOptions {
+  /** The Postgres password to put in the credentials Secret; default: derived from the CR's uid (see postgres.ts). */
+  postgresPassword?: string;
+}
+
+export function render(ad: AgentDeployment, options: RenderOptions = {}): KubernetesObject[] {
+  const names = childNames(ad);
+  const out: (KubernetesObject | null)[] = [
+    postgresSecret(ad, names, options.postgresPassword ?? derivedPostgresPassword(ad)),
+    postgresService(ad, names),
+    postgresStatefulSet(ad, names),
+    redisDeployment(ad, names),
+    redisService(ad, names),
+    apiDeployment(ad, names),
+    apiService(ad, names),
+    hpa(ad, names, "api"),
+    queueDeployment(ad, names),
+    hpa(ad, names, "queue"),
+  ];
+  return out.filter((o): o is KubernetesObject => o !== null);
+}
+
+export function url(ad: AgentDeployment): string {
+  return serviceUrl(ad, childNames(ad));
+}
+
+export { childName, childNames, shortHash } from "./names.js";
+export { cpuQuantity, ownerReference } from "./meta.js";
