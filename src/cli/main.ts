@@ -194,4 +194,40 @@ program
     await serveUntilSignal(() => startControlPlaneServer(settings, logger), (h) => ({ url: h.url, apiKey: h.adminKey, integrationId: h.integrationId }));
   });
 
+interface OperatorFlags {
+  namespaces?: string;
+  leaderElect?: boolean;
+  port?: string;
+  workers?: string;
+  kubeconfig?: string;
+  logLevel?: string;
+}
+
+program
+  .command("operator")
+  .description("Run the Kubernetes operator: reconciles AgentDeployments into agent-server pods (in a pod or with KUBECONFIG)")
+  .option("--namespaces <list>", "comma-separated namespaces to watch (env BERTH_OPERATOR_NAMESPACES, default: all)")
+  .option("--no-leader-elect", "run without leader election (one replica only; env BERTH_OPERATOR_LEADER_ELECT=false)")
+  .option("-p, --port <n>", "port of /healthz, /readyz and /metrics (env BERTH_OPERATOR_PORT, default 8081)")
+  .option("--workers <n>", "concurrent reconciles (env BERTH_OPERATOR_WORKERS, default 4)")
+  .option("--kubeconfig <file>", "kubeconfig file (default: in-cluster, else KUBECONFIG or ~/.kube/config)")
+  .addOption(new Option("--log-level <level>", "log level (env LOG_LEVEL)").choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"]))
+  .action(async (flags: OperatorFlags) => {
+    const { resolveOperatorSettings } = await import("../operator/settings.js");
+    const { startOperator } = await import("../operator/operator.js");
+    const settings = settingsOrExit(() =>
+      resolveOperatorSettings({
+        namespaces: flags.namespaces,
+        // commander sets leaderElect=true by default for --no-*: only pass it when it was turned off
+        leaderElect: flags.leaderElect === false ? false : undefined,
+        port: flags.port,
+        workers: flags.workers,
+        kubeconfig: flags.kubeconfig,
+        logLevel: flags.logLevel,
+      }),
+    );
+    const logger = createLogger({ level: settings.logLevel, name: "berth-operator" });
+    await serveUntilSignal(() => startOperator(settings, logger), (h) => ({ url: h.url }));
+  });
+
 await program.parseAsync(process.argv);

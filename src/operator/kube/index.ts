@@ -1,0 +1,6 @@
+/** Kubernetes API access shared by the operator and the control plane's k8s listener. */
+export { loadKubeConfig } from "./config.js";
+export { KubeError, isConflict, isNotFound, isTransient } from "./errors.js";
+export { Informer, type InformerEvent, type InformerOptions } from "./informer.js";
+export { collectionPath, objectPath, resourceType, type ResourceType } from "./resources.js";
+export { APPLY_PATCH, JSON_PATCH, KubeRest, MERGE_PATCH, refOf, type KubeList, type KubeObject, type Ref, type RequestObserver, type Verb } from "./rest.js";
