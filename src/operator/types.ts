@@ -178,5 +178,15 @@ export interface AgentDeployment {
 
 /** Validate a CR's spec as read from the API server (the CRD checks most of it; this is the full check). */
 export function parseAgentDeploymentSpec(spec: unknown): z.ZodSafeParseResult<AgentDeploymentSpec> {
-  return agentDeploymentSpecSchema.safeParse(spec);
+  return agentDeploymentSpecSchema.safeParse(absentAsNull(spec));
+}
+
+/**
+ * Kubernetes stores no nulls: a merge patch or an apply that sends `null` deletes the field. So a
+ * nullable field of the spec may arrive absent; read it as null again.
+ */
+function absentAsNull(spec: unknown): unknown {
+  const r = (spec as { resourceSpec?: Record<string, unknown> } | null)?.resourceSpec;
+  if (typeof r !== "object" || r === null || Array.isArray(r) || r.service_account_name !== undefined) return spec;
+  return { ...(spec as object), resourceSpec: { ...r, service_account_name: null } };
 }
