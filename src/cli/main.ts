@@ -230,4 +230,56 @@ program
     await serveUntilSignal(() => startOperator(settings, logger), (h) => ({ url: h.url }));
   });
 
+interface ControlPlaneFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUri?: string;
+  secretsKey?: string;
+  apiKey?: string;
+  authMode?: string;
+  deployDeadlineSeconds?: string;
+  logLevel?: string;
+  k8s?: string;
+  kubeconfig?: string;
+  k8sDefaultNamespace?: string;
+  k8sNamespaces?: string;
+  publicUrl?: string;
+  agentBaseImage?: string;
+  kanikoImage?: string;
+  imageRegistry?: string;
+  registryPushSecret?: string;
+}
+
+program
+  .command("control-plane")
+  .description("The control plane of a Kubernetes cluster: the deployments API, tracing (/tracing) and the k8s listener (AgentDeployments for the operator)")
+  .option("-p, --port <n>", "port (env PORT, default 8080)")
+  .option("--host <addr>", "address to bind (env HOST, default 0.0.0.0)")
+  .option("--data-dir <dir>", "embedded database and generated keys when DATABASE_URI is unset (env BERTH_DATA_DIR, default .berth)")
+  .option("--database-uri <uri>", "Postgres (env DATABASE_URI; embedded PGlite when unset)")
+  .option("--secrets-key <keys>", "key(s) for secrets at rest, newest first, comma-separated (env BERTH_SECRETS_KEY; required with DATABASE_URI)")
+  .option("--api-key <key>", "admin API key of the default tenant (env BERTH_API_KEY; required with DATABASE_URI)")
+  .addOption(new Option("--auth-mode <mode>", "API key checks (env BERTH_AUTH_MODE, default required)").choices(["required", "loopback-open"]))
+  .option("--deploy-deadline-seconds <n>", "a revision not ready after this long is DEPLOY_FAILED (env BERTH_DEPLOY_DEADLINE_SECONDS, default 300)")
+  .addOption(new Option("--log-level <level>", "log level (env LOG_LEVEL)").choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"]))
+  .addOption(new Option("--k8s <mode>", "drive a Kubernetes cluster (env BERTH_K8S, default auto: in a pod or with KUBECONFIG)").choices(["true", "false", "auto"]))
+  .option("--kubeconfig <file>", "kubeconfig file (env KUBECONFIG; in a pod, its service account)")
+  .option("--k8s-default-namespace <ns>", "namespace of deployments that name none (env BERTH_K8S_DEFAULT_NAMESPACE, default: the pod's, else default)")
+  .option("--k8s-namespaces <list>", "watch AgentDeployments only in these namespaces, comma-separated (env BERTH_K8S_NAMESPACES, default all)")
+  .option("--public-url <url>", "this control plane's URL as seen from the cluster; traces go to <url>/tracing (env BERTH_PUBLIC_URL)")
+  .option("--agent-base-image <image>", "the image hosted_git builds extend (env BERTH_AGENT_BASE_IMAGE)")
+  .option("--kaniko-image <image>", "the Kaniko executor of builds (env BERTH_KANIKO_IMAGE)")
+  .option("--image-registry <prefix>", "where builds push when the listener names no registry, e.g. registry.example.com/berth (env BERTH_IMAGE_REGISTRY)")
+  .option("--registry-push-secret <name>", "kubernetes.io/dockerconfigjson Secret builds push with (env BERTH_REGISTRY_PUSH_SECRET)")
+  .action(async (flags: ControlPlaneFlags) => {
+    const { resolveControlPlaneSettings } = await import("../control-plane/settings.js");
+    const { secretsKey, ...rest } = flags;
+    // settings first: a bad one is reported before the server's modules are loaded
+    const settings = settingsOrExit(() => resolveControlPlaneSettings({ ...rest, secretsKeys: secretsKey }, process.env, "control-plane"));
+    const { startControlPlaneServer } = await import("../control-plane/server.js");
+    const logger = createLogger({ level: settings.logLevel });
+    await serveUntilSignal(() => startControlPlaneServer(settings, logger), (h) => ({ url: h.url }));
+  });
+
 await program.parseAsync(process.argv);

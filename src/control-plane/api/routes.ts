@@ -25,6 +25,7 @@ import {
   validateListenerPatch,
   validateListenerPlacement,
   type DeploymentConfig,
+  type Listener,
 } from "../rules/index.js";
 import type { DeploymentRow, DeploymentStore, RevisionRow } from "../storage/deployments.js";
 import type { ListenerStore } from "../storage/listeners.js";
@@ -36,8 +37,8 @@ const revisionGetQuerySchema = z.object({ wait: z.coerce.number().min(0).max(300
 
 /** What the rest of the system does when the API changes something (runtime, tracing). */
 export interface ControlPlaneHooks {
-  /** Refuse (throw a 400) a deployment the runtime cannot run, before it is stored. */
-  checkDeployable?(config: DeploymentConfig): void;
+  /** Refuse (throw a 400) a deployment the runtime cannot run, before it is stored; `listener` is the one it names. */
+  checkDeployable?(config: DeploymentConfig, context?: { tenantId: string; listener?: Listener }): void | Promise<void>;
   /** After a deployment is created (e.g. create its tracing project). */
   deploymentCreated?(tenantId: string, deployment: DeploymentRow): Promise<void>;
   /** A revision to build and deploy; `superseded` were SKIPPED by it. */
@@ -61,14 +62,15 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
   const one = async (d: DeploymentRow) => presentDeployment(d, (await deployments.latestRevisions([d.id])).get(d.id));
 
   /** Listener references must exist for this tenant and fit the listener (namespace rules). */
-  const checkListener = async (tenantId: string, config: DeploymentConfig) => {
+  const checkListener = async (tenantId: string, config: DeploymentConfig): Promise<Listener | undefined> => {
     const id = config.source_config.listener_id;
-    if (!id) return;
+    if (!id) return undefined;
     const listener = await listeners.get(tenantId, id).catch((err) => {
       if (err instanceof NotFoundError) throw new BadRequestError(`Listener ID ${id} not found.`);
       throw err;
     });
     validateListenerPlacement(listener, config.source_config.listener_config);
+    return listener;
   };
 
   /** A hosted_git deployment names an integration of this tenant that accepts its repository. */
@@ -88,9 +90,9 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
     async ({ body, res }) => {
       const tenantId = tenantOf(res);
       const config = validateCreate(body);
-      await checkListener(tenantId, config);
+      const listener = await checkListener(tenantId, config);
       await checkIntegration(tenantId, config);
-      hooks.checkDeployable?.(config);
+      await hooks.checkDeployable?.(config, { tenantId, listener });
       const { deployment, revision } = await deployments.create(tenantId, config, revisionSnapshot(config));
       await hooks.deploymentCreated?.(tenantId, deployment);
       hooks.revisionCreated?.(deployment, revision, []);

@@ -3,6 +3,8 @@
  * `compute_config.k8s_namespaces`; a `local` listener has no namespaces. A deployment's
  * `listener_config.k8s_namespace` is validated against its listener's compute type (spec §2.3).
  * An empty or absent namespace list means "no restriction": the operator decides what it can reach.
+ * A `k8s` listener also says how hosted_git builds run on it (`image_registry`,
+ * `registry_push_secret`, `kaniko_image`); none of that is allowed on a `local` listener.
  */
 import { BadRequestError, ValidationError, zodIssuesToValidation, type ValidationIssue } from "../../shared/errors.js";
 import {
@@ -19,6 +21,9 @@ import { attempt, type CheckResult } from "./validate.js";
 
 export const LISTENER_ERROR_PREFIX = "Listener configuration error: ";
 
+/** compute_config fields that only mean something on a Kubernetes cluster. */
+const K8S_ONLY_FIELDS = ["k8s_namespaces", "image_registry", "registry_push_secret", "kaniko_image"] as const satisfies readonly (keyof ComputeConfig)[];
+
 function computeConfigRules(computeType: ComputeType, config: ComputeConfig | null | undefined): void {
   const namespaces = config?.k8s_namespaces ?? [];
   const seen = new Set<string>();
@@ -28,8 +33,11 @@ function computeConfigRules(computeType: ComputeType, config: ComputeConfig | nu
     seen.add(ns);
   });
   if (issues.length > 0) throw new ValidationError(issues);
-  if (computeType === "local" && namespaces.length > 0) {
-    throw new BadRequestError(`${LISTENER_ERROR_PREFIX}'compute_config.k8s_namespaces' is not allowed for compute type 'local'`);
+  if (computeType === "local") {
+    const k8sOnly = K8S_ONLY_FIELDS.filter((f) => (f === "k8s_namespaces" ? namespaces.length > 0 : config?.[f] != null));
+    if (k8sOnly.length > 0) {
+      throw new BadRequestError(`${LISTENER_ERROR_PREFIX}${k8sOnly.map((f) => `'compute_config.${f}'`).join(", ")} ${k8sOnly.length > 1 ? "are" : "is"} not allowed for compute type 'local'`);
+    }
   }
 }
 

@@ -200,7 +200,30 @@ export type Revision = z.output<typeof revisionSchema>;
 
 // ---------- Listener (reference §1.3) ----------
 
-export const computeConfigSchema = z.object({ k8s_namespaces: z.array(dnsLabel).nullish() });
+/**
+ * A registry repository prefix images are pushed to, as Docker names it: `host[:port][/path]`,
+ * lowercase, no scheme, no tag, no trailing slash (the image becomes `<prefix>/<name>:<tag>`).
+ */
+export const IMAGE_REGISTRY_RE = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9]+([._-]+[a-z0-9]+)*)*$/;
+const imageRegistry = z
+  .string()
+  .max(200, "must be at most 200 characters")
+  .refine((v) => !v.includes("://"), { message: "must be a registry path like registry.example.com/berth, without a scheme (no https://)" })
+  .refine((v) => v.includes("://") || IMAGE_REGISTRY_RE.test(v), {
+    message: "must be a registry path like registry.example.com/berth: a lowercase host[:port] and optional path, no tag and no trailing '/'",
+  });
+
+/**
+ * `k8s` listeners: the namespaces they may deploy to, and how hosted_git builds run on them (the
+ * registry images are pushed to, the `kubernetes.io/dockerconfigjson` Secret to push with, the
+ * Kaniko executor image). None of it applies to `local` listeners (listeners.ts).
+ */
+export const computeConfigSchema = z.object({
+  k8s_namespaces: z.array(dnsLabel).nullish(),
+  image_registry: imageRegistry.nullish(),
+  registry_push_secret: dnsSubdomain.nullish(),
+  kaniko_image: noSpaces("an image reference").nullish(),
+});
 export type ComputeConfig = z.output<typeof computeConfigSchema>;
 
 export const listenerSchema = z.object({

@@ -291,6 +291,11 @@ export class DeploymentStore {
    */
   async setRevisionStatus(revisionId: string, next: RevisionStatus, detail: { reason?: string; commitSha?: string; buildless?: boolean } = {}): Promise<RevisionRow> {
     return withTransaction(this.pool, async (c) => {
+      // Lock order everywhere: the deployment, then its revisions (as update() and refreshDeployment
+      // do). Locking the revision first deadlocks against a concurrent PATCH on Postgres.
+      const { rows: owner } = await c.query("SELECT deployment_id FROM cp_revisions WHERE id = $1", [revisionId]);
+      if (!owner[0]) throw new Error(`revision ${revisionId} does not exist`);
+      await c.query("SELECT 1 FROM cp_deployments WHERE id = $1 FOR UPDATE", [owner[0].deployment_id]);
       const { rows } = await c.query("SELECT * FROM cp_revisions WHERE id = $1 FOR UPDATE", [revisionId]);
       if (!rows[0]) throw new Error(`revision ${revisionId} does not exist`);
       const current = this.toRevision(rows[0]);
