@@ -1,7 +1,7 @@
 # Berth — common tasks. `make dev` and `make test` are the README's quick start.
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane clean e2e-kind
+.PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane bench-operator clean e2e-kind
 
 $(NODE_MODULES): package-lock.json
 	npm ci --no-audit --no-fund
@@ -46,6 +46,18 @@ bench-tracing: build
 ## (also --clients 50, --create-concurrency 8, --cpu-prof DIR)
 bench-control-plane: build
 	node --import tsx bench/control-plane.ts $(BENCH_CONTROL_PLANE_FLAGS)
+
+## Operator benchmark (prints a table): `berth operator` reconciling 1,000 AgentDeployments against the
+## tests' fake API server — time to steady state, reconciles/s, API calls per reconcile, memory — for
+## create, a rollout of a new revision, and a restart. No services needed. Quick run:
+## make bench-operator BENCH_OPERATOR_FLAGS="--n 200"  (also --workers 4, --kubelet-ms 50)
+bench-operator: build
+	node --import tsx bench/operator.ts $(BENCH_OPERATOR_FLAGS)
+
+## End-to-end on a kind cluster: builds the image, helm-installs charts/berth, runs vitest.kind.config.ts, deletes
+## the cluster. Without a Docker engine or kind it says so and succeeds. BERTH_KIND_KEEP=1 keeps the cluster.
+e2e-kind: $(NODE_MODULES)
+	scripts/e2e-kind.sh
 
 clean:
 	rm -rf dist examples/.berth

@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    // test/kind needs a real cluster: `make e2e-kind` runs it with vitest.kind.config.ts
+    exclude: [...configDefaults.exclude, "test/kind/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
