@@ -10,6 +10,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
+import type { ObjectMeta } from "../types.js";
 import { KubeError } from "./errors.js";
 import { collectionPath, objectPath, resourceType } from "./resources.js";
 
@@ -18,19 +19,7 @@ export type Verb = "get" | "list" | "create" | "update" | "patch" | "delete" | "
 export interface KubeObject {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    finalizers?: string[];
-    deletionTimestamp?: string;
-    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
-    [key: string]: unknown;
-  };
+  metadata: ObjectMeta & { deletionTimestamp?: string; [key: string]: unknown };
   [field: string]: unknown;
 }
 
