@@ -151,7 +151,10 @@ describe("operator", () => {
     fake.closeWatches();
     await rest.create(agentDeploymentObject("theta", NS));
     await ready("theta");
-    // a child deleted by hand comes back
+    // a child edited by hand is put back (its generation moved), and one deleted by hand comes back
+    await rest.mergePatch({ apiVersion: "apps/v1", kind: "Deployment", namespace: NS, name: "zeta-api" }, { spec: { template: { spec: { containers: [{ name: "agent-server", image: "evil:latest" }] } } } });
+    await eventually(() => expect(fake.get("apps/v1", "Deployment", NS, "zeta-api").spec.template.spec.containers[0].image).toBe("registry.example.com/agents/demo:1"), 10_000);
+    // (deleted)
     await rest.remove({ apiVersion: "v1", kind: "Service", namespace: NS, name: "zeta-api" });
     await eventually(() => expect(fake.get("v1", "Service", NS, "zeta-api")).toBeDefined(), 10_000);
   });

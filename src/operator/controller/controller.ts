@@ -86,7 +86,10 @@ export class Controller implements ObjectCache {
         const owner = (o: KubeObject) => this.enqueueOwner(o);
         inf.on("add", owner);
         inf.on("update", owner);
-        inf.on("delete", owner);
+        inf.on("delete", (o) => {
+          if (o.metadata.uid) this.reconciler.forgetChildren([o.metadata.uid]);
+          owner(o);
+        });
       }
     }
   }

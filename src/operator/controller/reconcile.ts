@@ -5,10 +5,11 @@
  * it changed.
  *
  * Unchanged children cost no API call: each carries a hash of what was last applied
- * (`berth.dev/spec-hash`); when the cached child has the hash of the new render it is left alone.
- * Someone editing a child by hand does not change the hash, but the periodic resync re-applies
- * nothing in that case — the hash is over OUR intent, and SSA with `force` would only reassert the
- * fields we own, which the hash already says are unchanged from our side.
+ * (`berth.dev/spec-hash`); when the cached child has the hash of the new render, and has not been
+ * changed by anyone since our last apply, it is left alone. "Changed since" is its generation for
+ * kinds that have one (status updates do not move it) and its resourceVersion for the others, as
+ * our apply's response left it; so a child edited by hand is put back on the next reconcile. (After
+ * an operator restart nothing is remembered yet: the hash alone decides until our next apply.)
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../../shared/logging.js";
@@ -47,6 +48,8 @@ type AdObject = KubeObject & { spec?: unknown; status?: AgentDeploymentStatus };
 
 export class Reconciler {
   private readonly now: () => Date;
+  /** Per child uid: its generation (or resourceVersion) right after our last apply. */
+  private readonly appliedAt = new Map<string, string>();
 
   constructor(private readonly d: ReconcilerDeps) {
     this.now = d.now ?? (() => new Date());
@@ -103,12 +106,13 @@ export class Reconciler {
         const payload = withReplicasKept(want, existing, hpaFor.has(want.metadata.name));
         const hash = shortHash(JSON.stringify(payload), 16);
         payload.metadata.annotations = { ...payload.metadata.annotations, [SPEC_HASH_ANNOTATION]: hash };
-        if (existing?.metadata.annotations?.[SPEC_HASH_ANNOTATION] === hash && !existing.metadata.deletionTimestamp) {
+        if (existing && existing.metadata.annotations?.[SPEC_HASH_ANNOTATION] === hash && !existing.metadata.deletionTimestamp && this.untouched(existing)) {
           seen.set(`${want.kind}/${want.metadata.name}`, { object: existing, current: true });
           return;
         }
         counter.writes++;
         const applied = await this.d.rest.apply(payload as KubeObject, FIELD_MANAGER, { force: true });
+        if (applied.metadata.uid) this.appliedAt.set(applied.metadata.uid, changeMarker(applied));
         seen.set(`${want.kind}/${want.metadata.name}`, { object: applied, current: true });
       }),
     );
@@ -118,6 +122,17 @@ export class Reconciler {
       redis: seen.get(`Deployment/${names.redis}`),
       postgres: seen.get(`StatefulSet/${names.postgres}`),
     };
+  }
+
+  /** Nobody changed the child since our last apply (or we have not applied it since starting). */
+  private untouched(child: KubeObject): boolean {
+    const at = child.metadata.uid ? this.appliedAt.get(child.metadata.uid) : undefined;
+    return at === undefined || at === changeMarker(child);
+  }
+
+  /** Forget what was applied to the children of a deleted AgentDeployment. */
+  forgetChildren(uids: Iterable<string>): void {
+    for (const uid of uids) this.appliedAt.delete(uid);
   }
 
   /** Children that the spec no longer asks for: an HPA after min_scale went to 0. */
@@ -206,6 +221,9 @@ export class Reconciler {
     }
   }
 }
+
+/** What moves when someone else changes the object: its generation if it has one, else its resourceVersion. */
+const changeMarker = (o: KubeObject): string => (typeof o.metadata.generation === "number" ? `g${o.metadata.generation}` : `rv${o.metadata.resourceVersion ?? ""}`);
 
 const ownedBy = (o: KubeObject, uid: string) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid);
 
