@@ -146,6 +146,31 @@ describeBackends("control plane API", (backend) => {
     expect((await s.api("GET", `/v2/deployments/${d.id}/revisions/${next.id}`)).body).toMatchObject({ status: "DEPLOY_FAILED", status_reason: expect.stringMatching(/^Timeout/) });
   });
 
+  it("records every status a revision went through, with when and why", async () => {
+    const d = (await s.api("POST", "/v2/deployments", external(name("hist")))).body;
+    const store = s.cp.deployments;
+    const first = d.latest_revision_id;
+    await store.setRevisionStatus(first, "AWAITING_DEPLOY");
+    await store.setRevisionStatus(first, "DEPLOYING");
+    await store.setRevisionStatus(first, "DEPLOY_FAILED", { reason: "crashed at start" });
+    // a revision overtaken before it started: SKIPPED by the newer one, with the reason
+    const second = (await s.api("POST", `/v2/deployments/${d.id}/revisions`, {})).body;
+    await s.api("POST", `/v2/deployments/${d.id}/revisions`, {});
+    const history = async (rid: string) => (await s.api("GET", `/v2/deployments/${d.id}/revisions/${rid}`)).body.status_history as { status: string; at: string; reason: string | null }[];
+    const h1 = await history(first);
+    expect(h1.map((h) => h.status)).toEqual(["QUEUED", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOY_FAILED"]);
+    expect(h1.at(-1)!.reason).toBe("crashed at start");
+    const times = h1.map((h) => Date.parse(h.at));
+    expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true);
+    expect(times[0]).toBeGreaterThanOrEqual(Date.parse(d.created_at) - 1000);
+    const h2 = await history(second.id);
+    expect(h2.map((h) => h.status)).toEqual(["QUEUED", "SKIPPED"]);
+    expect(h2[1]!.reason).toMatch(/newer revision/);
+    // the list carries it too
+    const listed = (await s.api("GET", `/v2/deployments/${d.id}/revisions`)).body.resources;
+    expect(listed.find((r: { id: string }) => r.id === first).status_history).toHaveLength(4);
+  });
+
   it("?wait returns as soon as the revision's status is terminal", async () => {
     const d = (await s.api("POST", "/v2/deployments", external(name("wait")))).body;
     const url = `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`;

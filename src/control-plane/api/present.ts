@@ -2,7 +2,7 @@
 import { maskSecrets, type Deployment, type Revision } from "../rules/index.js";
 import type { DeploymentRow, RevisionRow } from "../storage/deployments.js";
 
-export function presentRevision(r: RevisionRow): Revision & { status_reason: string | null } {
+export function presentRevision(r: RevisionRow): Revision & { status_reason: string | null; status_history: RevisionRow["status_history"] } {
   return {
     id: r.id,
     deployment_id: r.deployment_id,
@@ -13,6 +13,8 @@ export function presentRevision(r: RevisionRow): Revision & { status_reason: str
     source_revision_config: { ...r.snapshot.source_revision_config, repo_commit_sha: r.repo_commit_sha },
     // why a revision failed or was skipped; the logs have the detail
     status_reason: r.status_reason,
+    // every status it went through, with when and why (oldest first): the console's timeline
+    status_history: r.status_history,
   };
 }
 

@@ -51,9 +51,21 @@ export interface RevisionRow {
   repo_commit_sha: string | null;
   status_reason: string | null;
   deploying_since: string | null;
+  /** Every status it went through, oldest first. */
+  status_history: StatusChange[];
   created_at: string;
   updated_at: string;
 }
+
+export interface StatusChange {
+  status: RevisionStatus;
+  at: string;
+  reason: string | null;
+}
+
+/** SQL that appends a status change to `status_history`, when the status really changes ($status, $reason are placeholders). */
+const appendHistory = (status: string, reason: string) =>
+  `status_history = CASE WHEN status IS DISTINCT FROM ${status} THEN status_history || jsonb_build_array(jsonb_build_object('status', ${status}::text, 'at', clock_timestamp(), 'reason', ${reason}::text)) ELSE status_history END`;
 
 const notFound = (id: string) => new NotFoundError(`Deployment ID ${id} not found.`);
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
@@ -84,6 +96,7 @@ export class DeploymentStore {
       ...(r as RevisionRow),
       secrets: this.open(r.secrets ?? []),
       deploying_since: iso(r.deploying_since),
+      status_history: ((r.status_history ?? []) as StatusChange[]).map((h) => ({ status: h.status, at: new Date(h.at).toISOString(), reason: h.reason ?? null })),
       created_at: iso(r.created_at)!,
       updated_at: iso(r.updated_at)!,
     };
@@ -191,7 +204,7 @@ export class DeploymentStore {
     for (const r of rows) {
       const next = nextForSupersede(r.status as RevisionStatus);
       if (next === r.status) continue;
-      const { rows: updated } = await db.query("UPDATE cp_revisions SET status = $2, status_reason = $3, updated_at = now() WHERE id = $1 RETURNING *", [
+      const { rows: updated } = await db.query(`UPDATE cp_revisions SET ${appendHistory("$2", "$3")}, status = $2, status_reason = $3, updated_at = now() WHERE id = $1 RETURNING *`, [
         r.id,
         next,
         "a newer revision was created before this one started",
@@ -204,8 +217,9 @@ export class DeploymentStore {
   private async insertRevision(db: Queryable, tenantId: string, deploymentId: string, snapshot: RevisionSnapshot): Promise<RevisionRow> {
     const { secrets, ...rest } = snapshot;
     const { rows } = await db.query(
-      `INSERT INTO cp_revisions (id, deployment_id, tenant_id, seq, status, snapshot, secrets)
-       VALUES ($1, $2, $3, (SELECT coalesce(max(seq), 0) + 1 FROM cp_revisions WHERE deployment_id = $2), 'QUEUED', $4, $5) RETURNING *`,
+      `INSERT INTO cp_revisions (id, deployment_id, tenant_id, seq, status, snapshot, secrets, status_history)
+       VALUES ($1, $2, $3, (SELECT coalesce(max(seq), 0) + 1 FROM cp_revisions WHERE deployment_id = $2), 'QUEUED', $4, $5,
+               jsonb_build_array(jsonb_build_object('status', 'QUEUED', 'at', clock_timestamp(), 'reason', NULL))) RETURNING *`,
       [randomUUID(), deploymentId, tenantId, JSON.stringify(rest), JSON.stringify(this.seal(secrets))],
     );
     await db.query("UPDATE cp_deployments SET latest_revision_id = $2, updated_at = now() WHERE id = $1", [deploymentId, rows[0].id]);
@@ -303,7 +317,7 @@ export class DeploymentStore {
       if (!t.ok) throw new Error(t.error);
       const since = stampDeployingSince(current.deploying_since ? new Date(current.deploying_since) : null, next, new Date());
       const { rows: updated } = await c.query(
-        `UPDATE cp_revisions SET status = $2, status_reason = coalesce($3, status_reason), repo_commit_sha = coalesce($4, repo_commit_sha),
+        `UPDATE cp_revisions SET ${appendHistory("$2", "$3")}, status = $2, status_reason = coalesce($3, status_reason), repo_commit_sha = coalesce($4, repo_commit_sha),
            deploying_since = $5, updated_at = now() WHERE id = $1 RETURNING *`,
         [revisionId, next, detail.reason ?? null, detail.commitSha ?? null, since],
       );

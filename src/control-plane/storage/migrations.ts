@@ -99,4 +99,16 @@ export const controlPlaneMigrations: Migration[] = [
       );
     `,
   },
+  {
+    name: "revision status history",
+    sql: `
+      -- Every status a revision went through, with when and why ([{status, at, reason}], oldest
+      -- first): the console's revision timeline. Appended by the statement that changes the status.
+      ALTER TABLE cp_revisions ADD COLUMN status_history jsonb NOT NULL DEFAULT '[]';
+      UPDATE cp_revisions SET status_history =
+        jsonb_build_array(jsonb_build_object('status', 'QUEUED', 'at', created_at, 'reason', NULL))
+        || CASE WHEN status = 'QUEUED' THEN '[]'::jsonb
+                ELSE jsonb_build_array(jsonb_build_object('status', status, 'at', updated_at, 'reason', status_reason)) END;
+    `,
+  },
 ];
