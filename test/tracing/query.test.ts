@@ -139,6 +139,9 @@ describeBackends("tracing query API", (backend) => {
     ]);
     const turns = (await server.api(`/projects/${projectId}/threads/t-0`)).body.turns;
     expect(turns.map((t: any) => t.id)).toEqual([roots[0], roots[2], roots[4]]);
+    // pages of turns: the console loads a long conversation page by page
+    const second = (await server.api(`/projects/${projectId}/threads/t-0?limit=2&offset=2`)).body.turns;
+    expect(second.map((t: any) => t.id)).toEqual([roots[4]]);
   });
 
   it("creates, changes and deletes tenant prices; rejects bad ones with 422", async () => {

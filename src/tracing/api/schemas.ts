@@ -36,6 +36,15 @@ export const runListQuery = z.object({
   run_type: z.enum(["llm", "chain", "tool", "retriever", "embedding", "prompt", "parser"]).optional(),
   status: z.enum(["pending", "success", "error"]).optional(),
   name: z.string().optional(),
+  /** Case-insensitive substring of the run's name. */
+  name_contains: z.string().min(1).max(256).optional(),
+  /** The run's own model (LLM runs). */
+  model: z.string().min(1).optional(),
+  /** Runs of traces holding an LLM run of this model (a root's trace used it somewhere). */
+  trace_model: z.string().min(1).optional(),
+  /** Finished runs that took at least / at most this long (ms). */
+  min_latency_ms: z.coerce.number().min(0).finite().optional(),
+  max_latency_ms: z.coerce.number().min(0).finite().optional(),
   thread_id: z.string().optional(),
   start_time_gte: timestamp.optional(),
   start_time_lte: timestamp.optional(),

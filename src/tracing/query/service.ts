@@ -12,6 +12,11 @@ export interface RunFilter {
   run_type?: string;
   status?: string;
   name?: string;
+  name_contains?: string;
+  model?: string;
+  trace_model?: string;
+  min_latency_ms?: number;
+  max_latency_ms?: number;
   thread_id?: string;
   start_time_gte?: string;
   start_time_lte?: string;
@@ -61,6 +66,14 @@ export class QueryService {
     if (f.run_type) add("run_type = ?", f.run_type);
     if (f.status) add("status = ?", f.status);
     if (f.name) add("name = ?", f.name);
+    if (f.name_contains) add("name ILIKE ?", `%${likeEscape(f.name_contains)}%`);
+    if (f.model) add("model = ?", f.model);
+    if (f.trace_model) {
+      // per candidate run, one probe of the (tenant_id, trace_id) index
+      add("EXISTS (SELECT 1 FROM tracing_runs m WHERE m.tenant_id = tracing_runs.tenant_id AND m.trace_id = tracing_runs.trace_id AND m.model = ?)", f.trace_model);
+    }
+    if (f.min_latency_ms !== undefined) add("end_time - start_time >= ?::float8 * interval '1 millisecond'", f.min_latency_ms);
+    if (f.max_latency_ms !== undefined) add("end_time - start_time <= ?::float8 * interval '1 millisecond'", f.max_latency_ms);
     if (f.thread_id) add("thread_id = ?", f.thread_id);
     if (f.start_time_gte) add("start_time >= ?", f.start_time_gte);
     if (f.start_time_lte) add("start_time <= ?", f.start_time_lte);
@@ -194,11 +207,11 @@ export class QueryService {
   }
 
   /** The turns of one conversation, oldest first: root runs with their payloads. */
-  async threadTurns(tenantId: string, projectId: string, threadId: string, limit: number): Promise<RunRow[]> {
+  async threadTurns(tenantId: string, projectId: string, threadId: string, limit: number, offset = 0): Promise<RunRow[]> {
     const { rows } = await this.pool.query(
       `SELECT * FROM tracing_runs WHERE project_id = $1 AND tenant_id = $2 AND thread_id = $3 AND parent_run_id IS NULL
-       ORDER BY start_time NULLS LAST, id LIMIT $4`,
-      [projectId, tenantId, threadId, limit],
+       ORDER BY start_time NULLS LAST, id LIMIT $4 OFFSET $5`,
+      [projectId, tenantId, threadId, limit, offset],
     );
     return rows.map(fromRow);
   }
@@ -256,6 +269,11 @@ export class QueryService {
     const rows = await this.rollups([projectId], start, end);
     return statsOverTime(rows, rows, start, end, bucket);
   }
+}
+
+/** A LIKE pattern matching `s` literally (backslash is Postgres's default LIKE escape). */
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** Postgres int[] text ("{1,0,3}") → numbers. */
