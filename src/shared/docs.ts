@@ -11,8 +11,9 @@ import type { ApiRouter } from "./http.js";
 const require = createRequire(import.meta.url);
 
 export function mountDocs(app: express.Router, router: ApiRouter, info: { title: string; version: string; description?: string }): void {
+  let built: Record<string, unknown> | undefined; // routes are fixed once mounted: build the document once
   app.get("/openapi.json", (req, res) => {
-    const doc = router.openapi(info);
+    const doc = (built ??= router.openapi(info));
     res.json(req.baseUrl ? { ...doc, servers: [{ url: req.baseUrl }] } : doc);
   });
   const uiDir = path.dirname(require.resolve("swagger-ui-dist/package.json"));

@@ -1,7 +1,9 @@
 /**
  * A thin layer over express 5 that every Berth HTTP API uses: routes declared with zod schemas
  * (validated → 422 `{detail:[{loc,msg,type}]}`), an OpenAPI document generated from the same
- * declarations, JSON body parsing with clear 4xx errors, and the one error renderer.
+ * declarations (requests and responses), JSON body parsing with clear 4xx errors, and the one error
+ * renderer. While tests run (vitest sets VITEST) every JSON answer is checked against its declared
+ * response schema, so each API test is also a contract test of the document.
  */
 import express, { type NextFunction, type Request, type Response } from "express";
 import { z } from "zod";
@@ -26,6 +28,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType 
   responses?: Record<string, string>;
   /** Content type of the success response, for the OpenAPI document. */
   produces?: string;
+  /**
+   * The 2xx JSON body. Documented in the OpenAPI document (schemas with `.meta({ id })` become
+   * named components) and, while tests run, checked against every answer of the handler.
+   */
+  response?: z.ZodType;
 }
 
 export interface HandlerContext<B, Q> {
@@ -101,11 +108,13 @@ export class ApiRouter {
         const result = await handler({ body, query, params, req, res });
         if (result === SENT || res.headersSent) return;
         if (result instanceof Reply) {
+          if (result.body !== undefined && result.status < 300) checkResponse(spec, result.body);
           res.status(result.status).set(result.headers);
           if (result.body === undefined) res.end();
           else res.json(result.body);
           return;
         }
+        checkResponse(spec, result ?? null);
         res.json(result ?? null);
       });
     }
@@ -113,6 +122,7 @@ export class ApiRouter {
 
   /** OpenAPI 3.1 document generated from the declared zod schemas. */
   openapi(info: { title: string; version: string; description?: string }): Record<string, unknown> {
+    const components = new SchemaComponents();
     const paths: Record<string, Record<string, unknown>> = {};
     for (const { spec } of this.routes) {
       const oaPath = spec.path.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -123,6 +133,9 @@ export class ApiRouter {
         schema: spec.uuidParams?.includes(m[1]!) ? { type: "string", format: "uuid" } : { type: "string" },
       }));
       const queryParams = spec.query ? queryParameters(spec.query) : [];
+      const declared = spec.responses ?? { "200": "Success" };
+      // the response schema documents the first success code (201 for a create, 200 otherwise)
+      const successCode = Object.keys(declared).find((c) => c.startsWith("2"));
       const op: Record<string, unknown> = {
         summary: spec.summary,
         tags: [spec.tag],
@@ -130,12 +143,12 @@ export class ApiRouter {
         parameters: [...pathParams, ...queryParams],
         responses: {
           ...Object.fromEntries(
-            Object.entries(spec.responses ?? { "200": "Success" }).map(([code, description]) => [
-              code,
-              code.startsWith("2") && spec.produces
-                ? { description, content: { [spec.produces]: {} } }
-                : { description },
-            ]),
+            Object.entries(declared).map(([code, description]) => {
+              if (code === successCode && spec.response) return [code, { description, content: { "application/json": { schema: components.schema(spec.response, "output") } } }];
+              if (code.startsWith("2")) return [code, spec.produces ? { description, content: { [spec.produces]: {} } } : { description }];
+              const error = code === "422" ? "HTTPValidationError" : "ErrorDetail";
+              return [code, { description, content: { "application/json": { schema: { $ref: `#/components/schemas/${error}` } } } }];
+            }),
           ),
           ...(spec.body || spec.query || spec.uuidParams?.length
             ? { "422": { description: "Validation error", content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPValidationError" } } } } }
@@ -145,7 +158,7 @@ export class ApiRouter {
       if (spec.body) {
         op.requestBody = {
           required: !spec.optionalBody,
-          content: { "application/json": { schema: toJsonSchema(spec.body, "input") } },
+          content: { "application/json": { schema: components.schema(spec.body, "input") } },
         };
       }
       (paths[oaPath] ??= {})[spec.method] = op;
@@ -154,30 +167,78 @@ export class ApiRouter {
       openapi: "3.1.0",
       info,
       paths,
-      components: {
-        schemas: {
-          HTTPValidationError: {
-            type: "object",
-            properties: {
-              detail: {
-                type: "array",
-                items: {
-                  type: "object",
-                  required: ["loc", "msg", "type"],
-                  properties: {
-                    loc: { type: "array", items: { anyOf: [{ type: "string" }, { type: "integer" }] } },
-                    msg: { type: "string" },
-                    type: { type: "string" },
-                  },
-                },
-              },
-            },
-          },
-          ErrorDetail: { type: "object", properties: { detail: { type: "string" } } },
-        },
-      },
+      components: { schemas: components.all() },
     };
   }
+}
+
+/** The error bodies every API shares, named in every document. */
+const ERROR_SCHEMAS: Record<string, Record<string, unknown>> = {
+  HTTPValidationError: {
+    type: "object",
+    required: ["detail"],
+    properties: {
+      detail: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["loc", "msg", "type"],
+          properties: {
+            loc: { type: "array", items: { anyOf: [{ type: "string" }, { type: "integer" }] } },
+            msg: { type: "string" },
+            type: { type: "string" },
+          },
+        },
+      },
+    },
+  },
+  ErrorDetail: { type: "object", required: ["detail"], properties: { detail: { type: "string" } } },
+};
+
+/**
+ * The named schemas of one OpenAPI document. zod extracts every schema with an `id` into `$defs`;
+ * those become `components.schemas` and their references point there. A name must mean one JSON
+ * Schema in a document: a schema used both as a request (input) and a response (output) that
+ * converts differently needs two ids.
+ */
+class SchemaComponents {
+  private readonly named = new Map<string, { json: string; schema: Record<string, unknown> }>();
+
+  constructor() {
+    for (const [name, schema] of Object.entries(ERROR_SCHEMAS)) this.named.set(name, { json: JSON.stringify(schema), schema });
+  }
+
+  /** The JSON Schema of `schema` for this document: named parts as `$ref`s to the components. */
+  schema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+    const { $defs, ...root } = toJsonSchema(schema, io) as { $defs?: Record<string, Record<string, unknown>> };
+    for (const [name, def] of Object.entries($defs ?? {})) {
+      // zod names an unnamed recursive schema `__schema0`…: those names would collide across schemas
+      if (name.startsWith("__schema")) throw new Error(`a recursive schema needs a name: give it .meta({ id: "…" }) (in ${JSON.stringify(def).slice(0, 120)}…)`);
+      const resolved = toComponentRefs(def) as Record<string, unknown>;
+      const json = JSON.stringify(resolved);
+      const seen = this.named.get(name);
+      if (seen && seen.json !== json) {
+        throw new Error(`schema "${name}" has two different JSON Schemas in one document (a request and a response, or two schemas with one id): give them different ids`);
+      }
+      this.named.set(name, { json, schema: resolved });
+    }
+    const out = toComponentRefs(root) as Record<string, unknown>;
+    if (JSON.stringify(out).includes('"$ref":"#"')) throw new Error("a recursive schema needs a name: give it .meta({ id: \"…\" })");
+    return out;
+  }
+
+  /** Every named schema, sorted by name (a stable document for generated types). */
+  all(): Record<string, Record<string, unknown>> {
+    return Object.fromEntries([...this.named.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, { schema }]) => [name, schema]));
+  }
+}
+
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${v.slice("#/$defs/".length)}` : toComponentRefs(v)]),
+  );
 }
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -186,6 +247,40 @@ function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string,
   const out = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
   delete out.$schema;
   return out;
+}
+
+/**
+ * Tests only (vitest sets VITEST): a handler's answer must match the route's declared response
+ * schema, or the request fails with a 500 naming the mismatch. The answer is checked as the client
+ * receives it (after JSON serialisation), and keys the schema does not declare count as mismatches
+ * (a strip-mode zod object would silently drop them, but the document says they are not there).
+ */
+function checkResponse(spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined>, body: unknown): void {
+  if (!spec.response || !process.env.VITEST) return;
+  const problems = responseProblems(spec.response, body);
+  if (!problems.length) return;
+  console.error(`${spec.method.toUpperCase()} ${spec.path}: the response does not match its documented schema:\n  ${problems.join("\n  ")}`);
+  throw new ApiError(500, `response does not match its documented schema: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; … (${problems.length} problems)` : ""}`);
+}
+
+/** Where `body` (as sent on the wire) departs from `schema`: zod's issues and undeclared keys. */
+export function responseProblems(schema: z.ZodType, body: unknown): string[] {
+  const wire: unknown = body === undefined ? undefined : JSON.parse(JSON.stringify(body));
+  const parsed = schema.safeParse(wire);
+  const at = (path: PropertyKey[]) => (path.length ? path.map(String).join(".") : "(body)");
+  if (!parsed.success) return parsed.error.issues.map((i) => `${at(i.path)}: ${i.message}`);
+  const extra: string[] = [];
+  const walk = (sent: unknown, kept: unknown, path: PropertyKey[]) => {
+    if (Array.isArray(sent) && Array.isArray(kept)) sent.forEach((v, i) => walk(v, kept[i], [...path, i]));
+    else if (sent && kept && typeof sent === "object" && typeof kept === "object") {
+      for (const [k, v] of Object.entries(sent)) {
+        if (Object.hasOwn(kept, k)) walk(v, (kept as Record<string, unknown>)[k], [...path, k]);
+        else extra.push(`${at([...path, k])}: not in the documented schema`);
+      }
+    }
+  };
+  walk(wire, parsed.data, []);
+  return extra;
 }
 
 function queryParameters(schema: z.ZodType): Record<string, unknown>[] {

@@ -10,6 +10,7 @@ import { controlPlaneRoutes, type ControlPlaneDeps } from "./routes.js";
 import { integrationRoutes, mountWebhook } from "./integration-routes.js";
 import { keyRoutes } from "./key-routes.js";
 import { idempotency } from "./idempotency.js";
+import * as Responses from "./response-schemas.js";
 
 export interface ControlPlaneRouterDeps extends ControlPlaneDeps {
   pool: pg.Pool;
@@ -20,22 +21,40 @@ export interface ControlPlaneRouterDeps extends ControlPlaneDeps {
   ping(): Promise<void>;
 }
 
-export function createControlPlaneRouter(deps: ControlPlaneRouterDeps): express.Router {
-  const router = express.Router();
+// spec §9: the control plane interface description carries version 0.1.0
+const DOC_INFO = { title: "Berth control plane", version: "0.1.0", description: `Berth ${BERTH_VERSION}: deployments, revisions and listeners` };
+
+/** The routes: `system` is public, `api` authenticated. Dependencies are used only when a request is handled. */
+function apiRouters(deps: ControlPlaneRouterDeps): { system: ApiRouter; api: ApiRouter } {
   const system = new ApiRouter();
-  system.add({ method: "get", path: "/ok", tag: "System", summary: "Liveness and database check" }, async () => {
+  system.add({ method: "get", path: "/ok", tag: "System", summary: "Liveness and database check", response: Responses.Health }, async () => {
     await deps.ping();
     return { ok: true };
   });
-  system.mount(router);
   const api = new ApiRouter();
   controlPlaneRoutes(api, deps);
   integrationRoutes(api, deps.integrations);
   keyRoutes(api, deps.auth);
+  return { system, api };
+}
+
+/** The OpenAPI document of the control plane; built without a database (scripts/gen-console-api.ts). */
+export function controlPlaneOpenApi(deps: ControlPlaneRouterDeps = {} as ControlPlaneRouterDeps): Record<string, unknown> {
+  const { system, api } = apiRouters(deps);
+  return documentOf(system, api).openapi(DOC_INFO);
+}
+
+function documentOf(system: ApiRouter, api: ApiRouter): ApiRouter {
   const doc = new ApiRouter();
   doc.routes.push(...system.routes, ...api.routes);
-  // spec §9: the control plane interface description carries version 0.1.0
-  mountDocs(router, doc, { title: "Berth control plane", version: "0.1.0", description: `Berth ${BERTH_VERSION}: deployments, revisions and listeners` });
+  return doc;
+}
+
+export function createControlPlaneRouter(deps: ControlPlaneRouterDeps): express.Router {
+  const router = express.Router();
+  const { system, api } = apiRouters(deps);
+  system.mount(router);
+  mountDocs(router, documentOf(system, api), DOC_INFO);
   mountWebhook(router, deps);
   router.use(authenticate(deps.auth, deps.authMode, deps.jwt));
   router.use(jsonBody(1024 * 1024));

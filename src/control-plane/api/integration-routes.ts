@@ -13,6 +13,7 @@ import { listRepos, pushOf, sameRepo, validSignature } from "../git-hosts.js";
 import { revisionSnapshot } from "../rules/index.js";
 import type { DeploymentStore } from "../storage/deployments.js";
 import { INTEGRATION_KINDS, type Integration, type IntegrationStore } from "../storage/integrations.js";
+import * as Responses from "./response-schemas.js";
 import type { ControlPlaneHooks } from "./routes.js";
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;
@@ -39,17 +40,17 @@ const integrationCreateSchema = z.object({
 
 export function integrationRoutes(router: ApiRouter, integrations: IntegrationStore): void {
   const tag = "Integrations (v1)";
-  router.add({ method: "get", path: "/v1/integrations/hosted_git/install", tag, summary: "The tenant's hosted-git integrations" }, async ({ res }) =>
+  router.add({ method: "get", path: "/v1/integrations/hosted_git/install", tag, summary: "The tenant's hosted-git integrations", response: Responses.IntegrationList }, async ({ res }) =>
     (await integrations.list(tenantOf(res))).map(presentIntegration),
   );
-  router.add({ method: "post", path: "/v1/integrations/hosted_git", tag, summary: "Add a hosted-git integration (a git host: local, github or git)", body: integrationCreateSchema, responses: { "201": "Created", "409": "Name taken" } }, async ({ body, res }) =>
+  router.add({ method: "post", path: "/v1/integrations/hosted_git", tag, summary: "Add a hosted-git integration (a git host: local, github or git)", body: integrationCreateSchema, response: Responses.Integration, responses: { "201": "Created", "409": "Name taken" } }, async ({ body, res }) =>
     new Reply(201, presentIntegration(await integrations.create(tenantOf(res), body))),
   );
   router.add({ method: "delete", path: "/v1/integrations/hosted_git/:integration_id", tag, summary: "Remove an integration", uuidParams: ["integration_id"], responses: { "204": "Deleted" } }, async ({ params, res }) => {
     await integrations.delete(tenantOf(res), params.integration_id!);
     return Reply.noContent();
   });
-  router.add({ method: "get", path: "/v1/integrations/hosted_git/:integration_id/repos", tag, summary: "Repositories the integration can build from", uuidParams: ["integration_id"] }, async ({ params, res }) => {
+  router.add({ method: "get", path: "/v1/integrations/hosted_git/:integration_id/repos", tag, summary: "Repositories the integration can build from", uuidParams: ["integration_id"], response: Responses.RepositoryList }, async ({ params, res }) => {
     const integration = await integrations.get(tenantOf(res), params.integration_id!);
     try {
       return await listRepos(integration);

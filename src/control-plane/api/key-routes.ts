@@ -4,6 +4,7 @@ import { principalOf } from "../../shared/auth/index.js";
 import type { AuthService } from "../../shared/auth/index.js";
 import { ApiError, NotFoundError } from "../../shared/errors.js";
 import { type ApiRouter, Reply } from "../../shared/http.js";
+import * as Responses from "./response-schemas.js";
 
 const keyCreateSchema = z.object({
   name: z.string().max(100).default(""),
@@ -13,10 +14,19 @@ const keyCreateSchema = z.object({
 
 export function keyRoutes(router: ApiRouter, auth: AuthService): void {
   const tag = "API keys (v2)";
-  router.add({ method: "get", path: "/v2/api-keys", tag, summary: "Keys of this tenant (without their secret)" }, async ({ res }) => ({
+  router.add({ method: "get", path: "/v2/whoami", tag, summary: "Who this request acts as: its tenant, every tenant it may act for, its key", response: Responses.Whoami }, async ({ res }) => {
+    const p = principalOf(res);
+    return {
+      tenant_id: p.tenantId,
+      tenants: await auth.tenants(p.tenantIds),
+      key_id: p.keyId ?? null,
+      via: p.keyId ? "api_key" : "scopes" in p ? "jwt" : "loopback",
+    };
+  });
+  router.add({ method: "get", path: "/v2/api-keys", tag, summary: "Keys of this tenant (without their secret)", response: Responses.ApiKeyList }, async ({ res }) => ({
     resources: await auth.listKeys(principalOf(res).tenantId),
   }));
-  router.add({ method: "post", path: "/v2/api-keys", tag, summary: "Create a key; its value is shown only in this response", body: keyCreateSchema, responses: { "201": "Created", "403": "Tenant not allowed" } }, async ({ body, res }) => {
+  router.add({ method: "post", path: "/v2/api-keys", tag, summary: "Create a key; its value is shown only in this response", body: keyCreateSchema, response: Responses.ApiKeyCreated, responses: { "201": "Created", "403": "Tenant not allowed" } }, async ({ body, res }) => {
     const principal = principalOf(res);
     const tenants = body.tenant_ids ?? [principal.tenantId];
     const foreign = tenants.find((t) => !principal.tenantIds.includes(t));

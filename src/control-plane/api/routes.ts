@@ -11,7 +11,6 @@ import { type ApiRouter, Reply } from "../../shared/http.js";
 import {
   deploymentCreateRequestSchema,
   deploymentListQuerySchema,
-  deploymentPatchRequestSchema,
   listenerCreateRequestSchema,
   listenerListQuerySchema,
   listenerPatchRequestSchema,
@@ -32,6 +31,7 @@ import type { ListenerStore } from "../storage/listeners.js";
 import type { IntegrationStore } from "../storage/integrations.js";
 import { repoUrlProblem } from "../git-hosts.js";
 import { presentDeployment, presentRevision } from "./present.js";
+import * as Responses from "./response-schemas.js";
 
 const revisionGetQuerySchema = z.object({ wait: z.coerce.number().min(0).max(300).default(0) });
 
@@ -86,7 +86,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
   };
 
   router.add(
-    { method: "post", path: "/v2/deployments", tag, summary: "Create a deployment (and its first revision)", body: deploymentCreateRequestSchema, responses: { "201": "Created", "400": "Source configuration error", "409": "Name taken" } },
+    { method: "post", path: "/v2/deployments", tag, summary: "Create a deployment (and its first revision)", body: deploymentCreateRequestSchema, response: Responses.Deployment, responses: { "201": "Created", "400": "Source configuration error", "409": "Name taken" } },
     async ({ body, res }) => {
       const tenantId = tenantOf(res);
       const config = validateCreate(body);
@@ -100,19 +100,19 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
     },
   );
 
-  router.add({ method: "get", path: "/v2/deployments", tag, summary: "List deployments", query: deploymentListQuerySchema }, async ({ query, res }) => {
+  router.add({ method: "get", path: "/v2/deployments", tag, summary: "List deployments", query: deploymentListQuerySchema, response: Responses.DeploymentList }, async ({ query, res }) => {
     const rows = await deployments.list(tenantOf(res), query);
     const latest = await deployments.latestRevisions(rows.map((r) => r.id));
     // `offset` is where the next page starts (upstream: "pass this value to fetch the next page")
     return { resources: rows.map((d) => presentDeployment(d, latest.get(d.id))), offset: query.offset + rows.length };
   });
 
-  router.add({ method: "get", path: "/v2/deployments/:deployment_id", tag, summary: "Get a deployment", uuidParams: ["deployment_id"] }, async ({ params, res }) =>
+  router.add({ method: "get", path: "/v2/deployments/:deployment_id", tag, summary: "Get a deployment", uuidParams: ["deployment_id"], response: Responses.Deployment }, async ({ params, res }) =>
     one(await deployments.get(tenantOf(res), params.deployment_id!)),
   );
 
   router.add(
-    { method: "patch", path: "/v2/deployments/:deployment_id", tag, summary: "Update a deployment (a new revision when revision fields, secrets or resource_spec are sent)", uuidParams: ["deployment_id"], body: deploymentPatchRequestSchema },
+    { method: "patch", path: "/v2/deployments/:deployment_id", tag, summary: "Update a deployment (a new revision when revision fields, secrets or resource_spec are sent)", uuidParams: ["deployment_id"], body: Responses.DeploymentPatchRequest, response: Responses.Deployment },
     async ({ params, body, res }) => {
       const tenantId = tenantOf(res);
       const { deployment, revision, superseded } = await deployments.update(tenantId, params.deployment_id!, (current) => {
@@ -136,7 +136,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
 
   const rtag = "Revisions (v2)";
   router.add(
-    { method: "get", path: "/v2/deployments/:deployment_id/revisions", tag: rtag, summary: "List revisions, newest first", uuidParams: ["deployment_id"], query: revisionListQuerySchema },
+    { method: "get", path: "/v2/deployments/:deployment_id/revisions", tag: rtag, summary: "List revisions, newest first", uuidParams: ["deployment_id"], query: revisionListQuerySchema, response: Responses.RevisionList },
     async ({ params, query, res }) => {
       const rows = await deployments.revisions(tenantOf(res), params.deployment_id!, query);
       return { resources: rows.map(presentRevision), offset: query.offset + rows.length };
@@ -151,6 +151,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
       summary: "Get a revision; ?wait=N returns as soon as its status is terminal (at most N seconds)",
       uuidParams: ["deployment_id", "revision_id"],
       query: revisionGetQuerySchema,
+      response: Responses.Revision,
     },
     async ({ params, query, res, req }) => {
       const read = () => deployments.revision(tenantOf(res), params.deployment_id!, params.revision_id!);
@@ -172,8 +173,9 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
       tag: rtag,
       summary: "Create a revision (always), optionally changing the deployment like PATCH",
       uuidParams: ["deployment_id"],
-      body: deploymentPatchRequestSchema,
+      body: Responses.DeploymentPatchRequest,
       optionalBody: true,
+      response: Responses.Revision,
       responses: { "201": "Created" },
     },
     async ({ params, body, res }) => {
@@ -194,6 +196,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
       tag: rtag,
       summary: "Roll back: a new revision with that revision's configuration",
       uuidParams: ["deployment_id", "revision_id"],
+      response: Responses.Deployment,
     },
     async ({ params, res }) => {
       const tenantId = tenantOf(res);
@@ -214,7 +217,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
   );
 
   router.add(
-    { method: "get", path: "/v2/deployments/:deployment_id/revisions/:revision_id/logs", tag: rtag, summary: "Build or deploy logs of a revision (cursor pages)", uuidParams: ["deployment_id", "revision_id"], query: logsQuerySchema },
+    { method: "get", path: "/v2/deployments/:deployment_id/revisions/:revision_id/logs", tag: rtag, summary: "Build or deploy logs of a revision (cursor pages)", uuidParams: ["deployment_id", "revision_id"], query: logsQuerySchema, response: Responses.LogPage },
     async ({ params, query, res }) => {
       const revision = await deployments.revision(tenantOf(res), params.deployment_id!, params.revision_id!);
       return deployments.logs(revision.id, query);
@@ -222,18 +225,18 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
   );
 
   const ltag = "Listeners (v2)";
-  router.add({ method: "get", path: "/v2/listeners", tag: ltag, summary: "List listeners", query: listenerListQuerySchema }, async ({ query, res }) => {
+  router.add({ method: "get", path: "/v2/listeners", tag: ltag, summary: "List listeners", query: listenerListQuerySchema, response: Responses.ListenerList }, async ({ query, res }) => {
     const rows = await listeners.list(tenantOf(res), query.limit, query.offset);
     return { resources: rows, offset: query.offset + rows.length };
   });
-  router.add({ method: "post", path: "/v2/listeners", tag: ltag, summary: "Create a listener", body: listenerCreateRequestSchema, responses: { "201": "Created", "409": "compute_id taken" } }, async ({ body, res }) => {
+  router.add({ method: "post", path: "/v2/listeners", tag: ltag, summary: "Create a listener", body: listenerCreateRequestSchema, response: Responses.Listener, responses: { "201": "Created", "409": "compute_id taken" } }, async ({ body, res }) => {
     validateListenerCreate(body);
     return new Reply(201, await listeners.create(tenantOf(res), body));
   });
-  router.add({ method: "get", path: "/v2/listeners/:listener_id", tag: ltag, summary: "Get a listener", uuidParams: ["listener_id"] }, async ({ params, res }) =>
+  router.add({ method: "get", path: "/v2/listeners/:listener_id", tag: ltag, summary: "Get a listener", uuidParams: ["listener_id"], response: Responses.Listener }, async ({ params, res }) =>
     listeners.get(tenantOf(res), params.listener_id!),
   );
-  router.add({ method: "patch", path: "/v2/listeners/:listener_id", tag: ltag, summary: "Update a listener", uuidParams: ["listener_id"], body: listenerPatchRequestSchema }, async ({ params, body, res }) => {
+  router.add({ method: "patch", path: "/v2/listeners/:listener_id", tag: ltag, summary: "Update a listener", uuidParams: ["listener_id"], body: listenerPatchRequestSchema, response: Responses.Listener }, async ({ params, body, res }) => {
     const tenantId = tenantOf(res);
     validateListenerPatch((await listeners.get(tenantId, params.listener_id!)).compute_type, body);
     return listeners.patch(tenantId, params.listener_id!, body);

@@ -12,6 +12,7 @@ import { BERTH_VERSION } from "../../shared/version.js";
 import type { IngestService } from "../ingest/service.js";
 import { infoBody, mountIngestRoutes, type IngestRouteOptions } from "./ingest-routes.js";
 import { queryRoutes, type QueryDeps } from "./query-routes.js";
+import * as Responses from "./response-schemas.js";
 
 export interface TracingRouterDeps extends QueryDeps {
   auth: AuthService;
@@ -23,18 +24,31 @@ export interface TracingRouterDeps extends QueryDeps {
   ping(): Promise<void>;
 }
 
-export function createTracingRouter(deps: TracingRouterDeps): express.Router {
-  const router = express.Router();
+const DOC_INFO = { title: "Berth tracing", version: BERTH_VERSION, description: "LangSmith-compatible trace ingestion and the query API" };
+
+/** The public routes. Dependencies are used only when a request is handled. */
+function systemRoutes(deps: TracingRouterDeps): ApiRouter {
   const api = new ApiRouter();
-  api.add({ method: "get", path: "/info", tag: "System", summary: "Server version and ingestion settings (read by the LangSmith SDKs)" }, () => infoBody(deps.options));
-  api.add({ method: "get", path: "/ok", tag: "System", summary: "Liveness and database check" }, async () => {
+  api.add({ method: "get", path: "/info", tag: "System", summary: "Server version and ingestion settings (read by the LangSmith SDKs)", response: Responses.ServerInfo }, () => infoBody(deps.options));
+  api.add({ method: "get", path: "/ok", tag: "System", summary: "Liveness and database check", response: Responses.Health }, async () => {
     await deps.ping();
     return { ok: true };
   });
+  return api;
+}
+
+/** The OpenAPI document of the tracing API; built without a database (scripts/gen-console-api.ts). */
+export function tracingOpenApi(deps: TracingRouterDeps = {} as TracingRouterDeps): Record<string, unknown> {
+  return withQueryRoutes(systemRoutes(deps), deps).openapi(DOC_INFO);
+}
+
+export function createTracingRouter(deps: TracingRouterDeps): express.Router {
+  const router = express.Router();
+  const api = systemRoutes(deps);
   const publicRoutes = express.Router();
   api.mount(publicRoutes);
   router.use(publicRoutes);
-  mountDocs(router, withQueryRoutes(api, deps), { title: "Berth tracing", version: BERTH_VERSION, description: "LangSmith-compatible trace ingestion and the query API" });
+  mountDocs(router, withQueryRoutes(api, deps), DOC_INFO);
 
   router.use(authenticate(deps.auth, deps.authMode));
   // Ingestion reads its own bodies (multipart, gzip, large limits) before any JSON parser.
@@ -53,7 +67,7 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   const all = new ApiRouter();
   all.routes.push(...system.routes);
   const ingestDoc = (method: "post" | "patch", path: string, summary: string) =>
-    all.add({ method, path, tag: "Ingestion", summary, responses: { "202": "Accepted (per-run problems listed)", "413": "Too large", "422": "No usable run", "429": "Busy: retry" } }, () => undefined);
+    all.add({ method, path, tag: "Ingestion", summary, response: Responses.IngestResult, responses: { "202": "Accepted (per-run problems listed)", "413": "Too large", "422": "No usable run", "429": "Busy: retry" } }, () => undefined);
   ingestDoc("post", "/runs/multipart", "Ingest runs as multipart/form-data (the LangSmith SDKs' default path; gzip allowed)");
   ingestDoc("post", "/runs/batch", "Ingest runs as JSON {post: [...], patch: [...]}");
   ingestDoc("post", "/runs", "Create one run");

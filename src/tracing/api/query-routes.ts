@@ -8,7 +8,8 @@ import type { QueryService, TraceTotals } from "../query/service.js";
 import type { PriceStore } from "../storage/prices.js";
 import type { Project, ProjectStore } from "../storage/projects.js";
 import type { RunRow } from "../storage/runs.js";
-import { pageQuery, priceCreateBody, priceUpdateBody, projectCreateBody, projectListQuery, runListQuery, statsQuery } from "./schemas.js";
+import * as Responses from "./response-schemas.js";
+import { pageQuery, projectListQuery, runListQuery, statsQuery } from "./schemas.js";
 
 export interface QueryDeps {
   projects: ProjectStore;
@@ -43,7 +44,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
   const { projects, query, prices } = deps;
   const projectWithStats = async (p: Project, start?: Date) => ({ ...p, stats: (await query.projectStats([p.id], start)).get(p.id) });
 
-  router.add({ method: "get", path: "/projects", tag: "Projects", summary: "List tracing projects with their stats", query: projectListQuery }, async ({ query: q, res }) => {
+  router.add({ method: "get", path: "/projects", tag: "Projects", summary: "List tracing projects with their stats", query: projectListQuery, response: Responses.ProjectList }, async ({ query: q, res }) => {
     const tenant = tenantOf(res);
     const named = q.name ? await projects.findByName(tenant, q.name) : undefined;
     const list = q.name ? (named ? [named] : []) : await projects.list(tenant, { nameContains: q.name_contains, limit: q.limit, offset: q.offset });
@@ -51,11 +52,11 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     return { projects: list.map((p) => ({ ...p, stats: stats.get(p.id) })), offset: q.offset };
   });
 
-  router.add({ method: "post", path: "/projects", tag: "Projects", summary: "Create a tracing project", body: projectCreateBody, responses: { "201": "Created", "409": "Name taken" } }, async ({ body, res }) => {
+  router.add({ method: "post", path: "/projects", tag: "Projects", summary: "Create a tracing project", body: Responses.ProjectCreateRequest, response: Responses.Project, responses: { "201": "Created", "409": "Name taken" } }, async ({ body, res }) => {
     return new Reply(201, await projects.create(tenantOf(res), body));
   });
 
-  router.add({ method: "get", path: "/projects/:project_id", tag: "Projects", summary: "A project with its stats", uuidParams: ["project_id"] }, async ({ params, res }) =>
+  router.add({ method: "get", path: "/projects/:project_id", tag: "Projects", summary: "A project with its stats", uuidParams: ["project_id"], response: Responses.Project }, async ({ params, res }) =>
     projectWithStats(await projects.get(tenantOf(res), params.project_id!)),
   );
 
@@ -68,7 +69,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
   );
 
   router.add(
-    { method: "get", path: "/projects/:project_id/stats", tag: "Projects", summary: "Tokens, cost, latency, TTFT and errors over time (hour/day buckets, UTC)", uuidParams: ["project_id"], query: statsQuery },
+    { method: "get", path: "/projects/:project_id/stats", tag: "Projects", summary: "Tokens, cost, latency, TTFT and errors over time (hour/day buckets, UTC)", uuidParams: ["project_id"], query: statsQuery, response: Responses.StatsOverTime },
     async ({ params, query: q, res }) => {
       await projects.get(tenantOf(res), params.project_id!);
       const end = q.end_time ? new Date(q.end_time) : new Date();
@@ -79,7 +80,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
   );
 
   router.add(
-    { method: "get", path: "/projects/:project_id/threads", tag: "Threads", summary: "Conversations of a project (by thread_id / session_id / conversation_id metadata)", uuidParams: ["project_id"], query: pageQuery },
+    { method: "get", path: "/projects/:project_id/threads", tag: "Threads", summary: "Conversations of a project (by thread_id / session_id / conversation_id metadata)", uuidParams: ["project_id"], query: pageQuery, response: Responses.ThreadList },
     async ({ params, query: q, res }) => {
       const tenant = tenantOf(res);
       await projects.get(tenant, params.project_id!);
@@ -88,11 +89,11 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
   );
 
   router.add(
-    { method: "get", path: "/projects/:project_id/threads/:thread_id", tag: "Threads", summary: "The turns of one conversation, oldest first", uuidParams: ["project_id"], query: pageQuery },
+    { method: "get", path: "/projects/:project_id/threads/:thread_id", tag: "Threads", summary: "The turns of one conversation, oldest first", uuidParams: ["project_id"], query: pageQuery, response: Responses.ThreadTurns },
     async ({ params, query: q, req, res }) => {
       const tenant = tenantOf(res);
       await projects.get(tenant, params.project_id!);
-      const turns = await query.threadTurns(tenant, params.project_id!, params.thread_id!, q.limit);
+      const turns = await query.threadTurns(tenant, params.project_id!, params.thread_id!, q.limit, q.offset);
       const totals = await query.traceTotals(tenant, turns.map((t) => t.trace_id));
       return {
         thread_id: params.thread_id,
@@ -101,7 +102,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     },
   );
 
-  router.add({ method: "get", path: "/runs", tag: "Runs", summary: "List runs (newest first, cursor pagination)", query: runListQuery }, async ({ query: q, res }) => {
+  router.add({ method: "get", path: "/runs", tag: "Runs", summary: "List runs (newest first, cursor pagination)", query: runListQuery, response: Responses.RunList }, async ({ query: q, res }) => {
     const tenant = tenantOf(res);
     let projectId = q.project_id;
     if (q.project_name) {
@@ -118,7 +119,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     };
   });
 
-  router.add({ method: "get", path: "/runs/:run_id", tag: "Runs", summary: "A run with its payloads and normalised messages", uuidParams: ["run_id"] }, async ({ params, req, res }) => {
+  router.add({ method: "get", path: "/runs/:run_id", tag: "Runs", summary: "A run with its payloads and normalised messages", uuidParams: ["run_id"], response: Responses.RunDetail }, async ({ params, req, res }) => {
     const tenant = tenantOf(res);
     const run = await query.getRun(tenant, params.run_id!);
     return presentRunDetail(run, await query.attachments(tenant, run.id), attachmentUrl(req, run.id));
@@ -144,7 +145,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     },
   );
 
-  router.add({ method: "get", path: "/traces/:trace_id", tag: "Runs", summary: "A trace as a tree of runs, with its totals", uuidParams: ["trace_id"] }, async ({ params, res }) => {
+  router.add({ method: "get", path: "/traces/:trace_id", tag: "Runs", summary: "A trace as a tree of runs, with its totals", uuidParams: ["trace_id"], response: Responses.TraceTree }, async ({ params, res }) => {
     const tenant = tenantOf(res);
     const rows = await query.traceRuns(tenant, params.trace_id!, TREE_LIMIT);
     const totals = (await query.traceTotals(tenant, [params.trace_id!])).get(params.trace_id!);
@@ -160,13 +161,13 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     return { trace_id: params.trace_id, project_id: root.project_id, root_run_id: root.id, totals: traceSummary(root, totals), runs: roots };
   });
 
-  router.add({ method: "get", path: "/model-prices", tag: "Model prices", summary: "The price table: this tenant's entries, then the defaults" }, async ({ res }) => ({
+  router.add({ method: "get", path: "/model-prices", tag: "Model prices", summary: "The price table: this tenant's entries, then the defaults", response: Responses.ModelPriceList }, async ({ res }) => ({
     prices: await prices.list(tenantOf(res)),
   }));
-  router.add({ method: "post", path: "/model-prices", tag: "Model prices", summary: "Add a price (wins over the defaults for the models it matches)", body: priceCreateBody, responses: { "201": "Created" } }, async ({ body, res }) =>
+  router.add({ method: "post", path: "/model-prices", tag: "Model prices", summary: "Add a price (wins over the defaults for the models it matches)", body: Responses.ModelPriceCreateRequest, response: Responses.ModelPrice, responses: { "201": "Created" } }, async ({ body, res }) =>
     new Reply(201, await prices.create(tenantOf(res), body)),
   );
-  router.add({ method: "patch", path: "/model-prices/:price_id", tag: "Model prices", summary: "Change a price of this tenant", uuidParams: ["price_id"], body: priceUpdateBody }, async ({ params, body, res }) =>
+  router.add({ method: "patch", path: "/model-prices/:price_id", tag: "Model prices", summary: "Change a price of this tenant", uuidParams: ["price_id"], body: Responses.ModelPriceUpdateRequest, response: Responses.ModelPrice }, async ({ params, body, res }) =>
     prices.update(tenantOf(res), params.price_id!, body),
   );
   router.add(
