@@ -36,7 +36,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+RUN npm run build
 # tsx stays: it is a runtime dependency that loads .ts graphs.
 RUN npm prune --omit=dev --no-audit --no-fund
 

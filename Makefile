@@ -1,7 +1,7 @@
 # Berth — common tasks. `make dev` and `make test` are the README's quick start.
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane bench-operator clean e2e-kind
+.PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
 
 $(NODE_MODULES): package-lock.json
 	npm ci --no-audit --no-fund
@@ -17,15 +17,15 @@ serve: build
 
 ## Type-check (strict) and run every test (needs Postgres and Redis on 127.0.0.1; see README).
 test: $(NODE_MODULES)
-	npx tsc -p tsconfig.json --noEmit
+	npm run typecheck --silent
 	npx vitest run $(VITEST_FLAGS)
 
 typecheck: $(NODE_MODULES)
-	npx tsc -p tsconfig.json --noEmit
+	npm run typecheck --silent
 
 ## Compile to dist/ (what the container image runs).
 build: $(NODE_MODULES)
-	npx tsc -p tsconfig.build.json
+	npm run build --silent
 
 ## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default.
 bench: build
@@ -53,6 +53,13 @@ bench-control-plane: build
 ## make bench-operator BENCH_OPERATOR_FLAGS="--n 200"  (also --workers 4, --kubelet-ms 50)
 bench-operator: build
 	node --import tsx bench/operator.ts $(BENCH_OPERATOR_FLAGS)
+
+## Web console benchmark (prints tables): in headless Chromium (Debian's chromium), time to first render and to
+## interactive of the trace view of a 2,000-run trace and of the traces table, project list and dashboard of a
+## 1,000,000-run project (median, p90, min of 5 cold loads). Needs Postgres on 127.0.0.1. Quick run:
+## make bench-console BENCH_CONSOLE_FLAGS="--runs 3 --project-runs 100000"  (also --trace-runs 2000, --skip-project)
+bench-console: build
+	node --import tsx bench/console.ts $(BENCH_CONSOLE_FLAGS)
 
 ## End-to-end on a kind cluster: builds the image, helm-installs charts/berth, runs vitest.kind.config.ts, deletes
 ## the cluster. Without a Docker engine or kind it says so and succeeds. BERTH_KIND_KEEP=1 keeps the cluster.

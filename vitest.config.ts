@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "test/**/*.test.tsx", "src/**/*.test.ts"],
     // test/kind needs a real cluster: `make e2e-kind` runs it with vitest.kind.config.ts
     exclude: [...configDefaults.exclude, "test/kind/**"],
     testTimeout: 60_000,

@@ -24,6 +24,7 @@ import { K8sListener, type K8sListenerOptions } from "../runtime/k8s/listener.js
 import { KubeRest, loadKubeConfig } from "../operator/kube/index.js";
 import { openTracingFacility } from "../tracing/facility.js";
 import { TRACING_DEFAULTS } from "../tracing/settings.js";
+import { consoleRouter, defaultConsoleDir } from "./console.js";
 import { openControlPlane, type ControlPlane } from "./facility.js";
 import { Runtimes } from "./runtimes.js";
 import type { ControlPlaneSettings } from "./settings.js";
@@ -113,6 +114,8 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
     app.set("etag", false);
     app.set("query parser", "extended");
     app.use("/tracing", tracing.router);
+    // the console's pages and assets first: its paths never overlap the APIs'
+    app.use(consoleRouter(settings.consoleDir ?? defaultConsoleDir(), logger));
     app.use(controlPlane.router);
     server = createServer(app);
     await listen(server, settings.port, settings.host);
@@ -159,7 +162,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
     local?.startPolling();
 
     const command = mode === "dev" ? "berth dev" : "berth control-plane";
-    logger.info({ url, tracing: `${url}/tracing`, docs: `${url}/docs`, runtimes: { default: runtimes.defaultType, local: Boolean(local), k8s: Boolean(k8s) }, ...(integration ? { integration_id: integration.id } : {}) }, `${command} ready`);
+    logger.info({ url, console: `${url}/`, tracing: `${url}/tracing`, docs: `${url}/docs`, runtimes: { default: runtimes.defaultType, local: Boolean(local), k8s: Boolean(k8s) }, ...(integration ? { integration_id: integration.id } : {}) }, `${command} ready`);
     if (admin.generated) logger.warn({ api_key: admin.key }, `admin API key (shown once; kept in ${path.join(settings.dataDir, "admin.key")})`);
     if (authMode === "loopback-open") logger.warn("embedded dev mode: requests from this machine need no API key");
     const s = server;

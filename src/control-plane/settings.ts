@@ -53,6 +53,8 @@ export const controlPlaneSettingsSchema = z.object({
     .optional(),
   /** A kubernetes.io/dockerconfigjson Secret (in the deployment's namespace) the builds push with. */
   registryPushSecret: dnsLabel.optional(),
+  /** The web console's build to serve at `/` (default: dist/console of this installation). */
+  consoleDir: z.string().min(1).optional(),
 });
 
 export type ControlPlaneSettings = Omit<z.output<typeof controlPlaneSettingsSchema>, "k8s"> & {
@@ -112,6 +114,7 @@ export const CONTROL_PLANE_ENV_NAMES: Record<keyof z.output<typeof controlPlaneS
   kanikoImage: ["BERTH_KANIKO_IMAGE"],
   imageRegistry: ["BERTH_IMAGE_REGISTRY"],
   registryPushSecret: ["BERTH_REGISTRY_PUSH_SECRET"],
+  consoleDir: ["BERTH_CONSOLE_DIR"],
 };
 
 /** Flags whose name is not the kebab-case of the setting. */

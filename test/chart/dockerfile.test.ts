@@ -111,10 +111,13 @@ describe("Dockerfile", () => {
     expect(stages.at(-1)!.name).toBe("server");
   });
 
-  it("builds with npm ci and tsc -p tsconfig.build.json, then prunes dev dependencies", () => {
+  it("builds with npm ci and npm run build (server and web console), then prunes dev dependencies", () => {
     const runs = stage("build").instructions.filter((i) => i.op === "RUN").map((i) => i.args);
     expect(runs.some((r) => r.includes("npm ci"))).toBe(true);
-    expect(runs.some((r) => r.includes("tsc -p tsconfig.build.json"))).toBe(true);
+    expect(runs.some((r) => r.includes("npm run build"))).toBe(true);
+    const scripts = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.build).toContain("tsc -p tsconfig.build.json");
+    expect(scripts.build).toContain("vite build --config src/console/vite.config.ts");
     expect(runs.some((r) => r.includes("npm prune --omit=dev"))).toBe(true);
     const build = JSON.parse(readFileSync(path.join(ROOT, "tsconfig.build.json"), "utf8")) as { compilerOptions: { outDir: string } };
     const copies = stage("base").instructions.filter((i) => i.op === "COPY").map((i) => copyParts(i.args));

@@ -1,0 +1,1620 @@
+/**
+ * Generated from the tracing API's OpenAPI document (/tracing/openapi.json) by scripts/gen-console-api.ts: do not edit.
+ * Regenerate with `npm run gen:api` after changing a route or its schemas.
+ */
+
+export interface paths {
+    "/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server version and ingestion settings (read by the LangSmith SDKs) */
+        get: operations["getInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness and database check */
+        get: operations["getOk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/multipart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ingest runs as multipart/form-data (the LangSmith SDKs' default path; gzip allowed) */
+        post: operations["postRunsMultipart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ingest runs as JSON {post: [...], patch: [...]} */
+        post: operations["postRunsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List runs (newest first, cursor pagination) */
+        get: operations["getRuns"];
+        put?: never;
+        /** Create one run */
+        post: operations["postRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run with its payloads and normalised messages */
+        get: operations["getRunsRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update one run */
+        patch: operations["patchRunsRunId"];
+        trace?: never;
+    };
+    "/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tracing projects with their stats */
+        get: operations["getProjects"];
+        put?: never;
+        /** Create a tracing project */
+        post: operations["postProjects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project with its stats */
+        get: operations["getProjectsProjectId"];
+        put?: never;
+        post?: never;
+        /** Delete a project and its runs */
+        delete: operations["deleteProjectsProjectId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tokens, cost, latency, TTFT and errors over time (hour/day buckets, UTC) */
+        get: operations["getProjectsProjectIdStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversations of a project (by thread_id / session_id / conversation_id metadata) */
+        get: operations["getProjectsProjectIdThreads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/threads/{thread_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The turns of one conversation, oldest first */
+        get: operations["getProjectsProjectIdThreadsThreadId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{run_id}/attachments/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An attachment of a run (media moved out of its payload) */
+        get: operations["getRunsRunIdAttachmentsName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/traces/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trace as a tree of runs, with its totals */
+        get: operations["getTracesTraceId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/model-prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The price table: this tenant's entries, then the defaults */
+        get: operations["getModelPrices"];
+        put?: never;
+        /** Add a price (wins over the defaults for the models it matches) */
+        post: operations["postModelPrices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/model-prices/{price_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a price of this tenant */
+        delete: operations["deleteModelPricesPriceId"];
+        options?: never;
+        head?: never;
+        /** Change a price of this tenant */
+        patch: operations["patchModelPricesPriceId"];
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Attachment: {
+            name: string;
+            content_type: string;
+            size: number;
+            /** @description Where to fetch it (same origin, with the API key) */
+            url: string;
+        };
+        ErrorDetail: {
+            detail: string;
+        };
+        HTTPValidationError: {
+            detail: {
+                loc: (string | number)[];
+                msg: string;
+                type: string;
+            }[];
+        };
+        Health: {
+            /** @constant */
+            ok: true;
+        };
+        IngestResult: {
+            /** @description Runs stored */
+            accepted: number;
+            /** @description Runs refused, with why */
+            errors: {
+                run_id?: string;
+                error: string;
+            }[];
+            /** @description Runs stored with something fixed up or dropped */
+            warnings: {
+                run_id: string;
+                problems: string[];
+            }[];
+        };
+        ModelPrice: {
+            /** @description A UUID, or `default:<provider>:<model>` for a default */
+            id: string;
+            model_name: string;
+            /** @description Regular expression on the model name (case-insensitive) */
+            match_pattern: string;
+            provider?: string | null;
+            /** @description From when the price applies (ISO 8601 date or timestamp); none: always */
+            effective_from?: (string) | null;
+            input_per_million: number;
+            output_per_million: number;
+            input_details_per_million?: {
+                [key: string]: number;
+            };
+            output_details_per_million?: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            source: "default" | "tenant";
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        ModelPriceCreateRequest: {
+            model_name: string;
+            match_pattern: string;
+            provider?: string | null;
+            effective_from?: string | null;
+            input_per_million: number;
+            output_per_million: number;
+            input_details_per_million?: {
+                [key: string]: number;
+            };
+            output_details_per_million?: {
+                [key: string]: number;
+            };
+        };
+        ModelPriceList: {
+            /** @description This tenant's entries, then the defaults */
+            prices: components["schemas"]["ModelPrice"][];
+        };
+        ModelPriceUpdateRequest: {
+            model_name?: string;
+            match_pattern?: string;
+            provider?: string | null;
+            effective_from?: string | null;
+            input_per_million?: number;
+            output_per_million?: number;
+            input_details_per_million?: {
+                [key: string]: number;
+            };
+            output_details_per_million?: {
+                [key: string]: number;
+            };
+        };
+        ModelUsage: {
+            model: string | null;
+            llm_count: number;
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            total_cost: number;
+            first_token_p50: number | null;
+        };
+        NativeBlock: {
+            /** @constant */
+            type: "text";
+            text: string;
+            annotations?: unknown[];
+            extras?: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            type: "reasoning";
+            text: string;
+            extras?: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @enum {string} */
+            type: "image" | "file" | "audio" | "video";
+            url?: string;
+            base64?: string;
+            id?: string;
+            mime_type?: string;
+            extras?: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            type: "tool_call";
+            id?: string;
+            name: string;
+            args: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            type: "server_tool_call";
+            id: string;
+            name: string;
+            args: {
+                [key: string]: unknown;
+            };
+            extras?: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            type: "server_tool_result";
+            tool_call_id: string;
+            id?: string;
+            /** @enum {string} */
+            status: "success" | "error";
+            output?: unknown;
+        } | {
+            /** @constant */
+            type: "invalid_tool_call";
+            id?: string;
+            name?: string;
+            /** @description As sent */
+            args: string;
+            error: string;
+        } | {
+            /** @constant */
+            type: "non_standard";
+            value: unknown;
+        };
+        NativeMessage: {
+            /** @enum {string} */
+            role: "system" | "reasoning" | "user" | "assistant" | "tool";
+            content: components["schemas"]["NativeBlock"][];
+            tool_call_id?: string;
+            /**
+             * @description Only on tool messages whose tool reported a failure
+             * @constant
+             */
+            status?: "error";
+            usage_metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        Project: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenant_id: string;
+            name: string;
+            description: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description Absent in the answer to a create */
+            stats?: components["schemas"]["ProjectStats"];
+        };
+        ProjectCreateRequest: {
+            name: string;
+            description?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        ProjectList: {
+            projects: components["schemas"]["Project"][];
+            offset: number;
+        };
+        ProjectStats: {
+            run_count: number;
+            trace_count: number;
+            /** @description Traces whose root run failed */
+            error_count: number;
+            /** @description error_count / trace_count; null without traces */
+            error_rate: number | null;
+            llm_count: number;
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            /** @description US dollars */
+            total_cost: number;
+            latency_p50: number | null;
+            latency_p99: number | null;
+            /** @description Time to first token, ms */
+            first_token_p50: number | null;
+            first_token_p99: number | null;
+            last_run_start_time: string | null;
+        };
+        RenderedMessages: {
+            rendered: boolean;
+            /**
+             * @description The format the messages were read from
+             * @enum {string}
+             */
+            format?: "native" | "openai" | "anthropic" | "langchain";
+            messages?: components["schemas"]["NativeMessage"][];
+            warnings?: string[];
+            /** @description Why the run is shown raw */
+            reason?: string;
+        };
+        RunCost: {
+            input_cost: number | null;
+            output_cost: number | null;
+            total_cost: number;
+            input_cost_details: {
+                [key: string]: number;
+            };
+            output_cost_details: {
+                [key: string]: number;
+            };
+            /** @description Sent by the client, or computed from the price table */
+            source: ("client" | "price") | null;
+            price_id: string | null;
+        };
+        RunDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            trace_id: string;
+            parent_run_id: string | null;
+            dotted_order: string | null;
+            /** Format: uuid */
+            project_id: string;
+            /**
+             * Format: uuid
+             * @description The project id (LangSmith's name for it)
+             */
+            session_id: string;
+            name: string;
+            run_type: string;
+            /** @enum {string} */
+            status: "pending" | "success" | "error";
+            start_time: string | null;
+            end_time: string | null;
+            latency_ms: number | null;
+            error: string | null;
+            tags: string[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            thread_id: string | null;
+            model: string | null;
+            provider: string | null;
+            usage: components["schemas"]["TokenUsage"] | null;
+            cost: components["schemas"]["RunCost"] | null;
+            /** @description Why the run has no cost */
+            cost_reason: string | null;
+            first_token_time: string | null;
+            ttft_ms: number | null;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            total_tokens: number | null;
+            prompt_cost: number | null;
+            completion_cost: number | null;
+            total_cost: number | null;
+            /** @description What ingestion fixed up or dropped */
+            problems: string[];
+            inputs: {
+                [key: string]: unknown;
+            } | null;
+            outputs: {
+                [key: string]: unknown;
+            } | null;
+            extra: {
+                [key: string]: unknown;
+            } | null;
+            events: {
+                [key: string]: unknown;
+            }[];
+            serialized: {
+                [key: string]: unknown;
+            } | null;
+            reference_example_id: string | null;
+            attachments: components["schemas"]["Attachment"][];
+            /** @description LLM runs only: the messages in the native format */
+            messages: components["schemas"]["RenderedMessages"] | null;
+        };
+        RunList: {
+            runs: components["schemas"]["RunSummary"][];
+            next_cursor: string | null;
+        };
+        RunSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            trace_id: string;
+            parent_run_id: string | null;
+            dotted_order: string | null;
+            /** Format: uuid */
+            project_id: string;
+            /**
+             * Format: uuid
+             * @description The project id (LangSmith's name for it)
+             */
+            session_id: string;
+            name: string;
+            run_type: string;
+            /** @enum {string} */
+            status: "pending" | "success" | "error";
+            start_time: string | null;
+            end_time: string | null;
+            latency_ms: number | null;
+            error: string | null;
+            tags: string[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            thread_id: string | null;
+            model: string | null;
+            provider: string | null;
+            usage: components["schemas"]["TokenUsage"] | null;
+            cost: components["schemas"]["RunCost"] | null;
+            /** @description Why the run has no cost */
+            cost_reason: string | null;
+            first_token_time: string | null;
+            ttft_ms: number | null;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            total_tokens: number | null;
+            prompt_cost: number | null;
+            completion_cost: number | null;
+            total_cost: number | null;
+            /** @description What ingestion fixed up or dropped */
+            problems: string[];
+            /** @description On root runs in lists: the totals of their trace */
+            trace?: components["schemas"]["TraceTotals"] | null;
+        };
+        ServerInfo: {
+            version: string;
+            license_expiration_time: null;
+            tenant_handle: null;
+            batch_ingest_config: {
+                use_multipart_endpoint: boolean;
+                scale_up_qsize_trigger: number;
+                scale_up_nthreads_limit: number;
+                scale_down_nempty_trigger: number;
+                size_limit: number;
+                size_limit_bytes: number;
+            };
+            instance_flags: {
+                [key: string]: boolean;
+            };
+            customer_info: {
+                customer_id: string;
+                customer_name: string;
+            };
+        };
+        StatsBucket: {
+            run_count: number;
+            trace_count: number;
+            /** @description Traces whose root run failed */
+            error_count: number;
+            /** @description error_count / trace_count; null without traces */
+            error_rate: number | null;
+            llm_count: number;
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            /** @description US dollars */
+            total_cost: number;
+            latency_p50: number | null;
+            latency_p99: number | null;
+            /** @description Time to first token, ms */
+            first_token_p50: number | null;
+            first_token_p99: number | null;
+            /**
+             * Format: date-time
+             * @description Start of the bucket (UTC)
+             */
+            start: string;
+        };
+        StatsOverTime: {
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            /** Format: date-time */
+            start_time: string;
+            /** Format: date-time */
+            end_time: string;
+            totals: components["schemas"]["StatsTotals"];
+            /** @description Every bucket of the range, empty ones included */
+            buckets: components["schemas"]["StatsBucket"][];
+            /** @description LLM usage per model, most expensive first */
+            by_model: components["schemas"]["ModelUsage"][];
+        };
+        StatsTotals: {
+            run_count: number;
+            trace_count: number;
+            /** @description Traces whose root run failed */
+            error_count: number;
+            /** @description error_count / trace_count; null without traces */
+            error_rate: number | null;
+            llm_count: number;
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            /** @description US dollars */
+            total_cost: number;
+            latency_p50: number | null;
+            latency_p99: number | null;
+            /** @description Time to first token, ms */
+            first_token_p50: number | null;
+            first_token_p99: number | null;
+        };
+        ThreadList: {
+            threads: components["schemas"]["ThreadSummary"][];
+            offset: number;
+        };
+        ThreadSummary: {
+            thread_id: string;
+            turn_count: number;
+            error_count: number;
+            llm_count: number;
+            first_start_time: string | null;
+            last_start_time: string | null;
+            total_tokens: number;
+            total_cost: number | null;
+        };
+        ThreadTurn: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            trace_id: string;
+            parent_run_id: string | null;
+            dotted_order: string | null;
+            /** Format: uuid */
+            project_id: string;
+            /**
+             * Format: uuid
+             * @description The project id (LangSmith's name for it)
+             */
+            session_id: string;
+            name: string;
+            run_type: string;
+            /** @enum {string} */
+            status: "pending" | "success" | "error";
+            start_time: string | null;
+            end_time: string | null;
+            latency_ms: number | null;
+            error: string | null;
+            tags: string[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            thread_id: string | null;
+            model: string | null;
+            provider: string | null;
+            usage: components["schemas"]["TokenUsage"] | null;
+            cost: components["schemas"]["RunCost"] | null;
+            /** @description Why the run has no cost */
+            cost_reason: string | null;
+            first_token_time: string | null;
+            ttft_ms: number | null;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            total_tokens: number | null;
+            prompt_cost: number | null;
+            completion_cost: number | null;
+            total_cost: number | null;
+            /** @description What ingestion fixed up or dropped */
+            problems: string[];
+            inputs: {
+                [key: string]: unknown;
+            } | null;
+            outputs: {
+                [key: string]: unknown;
+            } | null;
+            extra: {
+                [key: string]: unknown;
+            } | null;
+            events: {
+                [key: string]: unknown;
+            }[];
+            serialized: {
+                [key: string]: unknown;
+            } | null;
+            reference_example_id: string | null;
+            attachments: components["schemas"]["Attachment"][];
+            /** @description LLM runs only: the messages in the native format */
+            messages: components["schemas"]["RenderedMessages"] | null;
+            trace: components["schemas"]["TraceTotals"] | null;
+        };
+        ThreadTurns: {
+            thread_id: string;
+            /** @description Oldest first */
+            turns: components["schemas"]["ThreadTurn"][];
+        };
+        TokenUsage: {
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            input_token_details: {
+                [key: string]: number;
+            };
+            output_token_details: {
+                [key: string]: number;
+            };
+            /** @description Counted by Berth because the run reported no usage */
+            estimated: boolean;
+        };
+        TraceNode: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            trace_id: string;
+            parent_run_id: string | null;
+            dotted_order: string | null;
+            /** Format: uuid */
+            project_id: string;
+            /**
+             * Format: uuid
+             * @description The project id (LangSmith's name for it)
+             */
+            session_id: string;
+            name: string;
+            run_type: string;
+            /** @enum {string} */
+            status: "pending" | "success" | "error";
+            start_time: string | null;
+            end_time: string | null;
+            latency_ms: number | null;
+            error: string | null;
+            tags: string[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            thread_id: string | null;
+            model: string | null;
+            provider: string | null;
+            usage: components["schemas"]["TokenUsage"] | null;
+            cost: components["schemas"]["RunCost"] | null;
+            /** @description Why the run has no cost */
+            cost_reason: string | null;
+            first_token_time: string | null;
+            ttft_ms: number | null;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            total_tokens: number | null;
+            prompt_cost: number | null;
+            completion_cost: number | null;
+            total_cost: number | null;
+            /** @description What ingestion fixed up or dropped */
+            problems: string[];
+            /** @description On root runs in lists: the totals of their trace */
+            trace?: components["schemas"]["TraceTotals"] | null;
+            children: components["schemas"]["TraceNode"][];
+        };
+        TraceTotals: {
+            run_count: number;
+            llm_count: number;
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            total_cost: number | null;
+            first_token_time: string | null;
+            /** @description The trace's first LLM token − the root's start */
+            ttft_ms: number | null;
+            models: string[];
+        };
+        TraceTree: {
+            /** Format: uuid */
+            trace_id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            root_run_id: string;
+            totals: components["schemas"]["TraceTotals"] | null;
+            /** @description The root, then any run whose parent has not arrived */
+            runs: components["schemas"]["TraceNode"][];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerInfo"];
+                };
+            };
+        };
+    };
+    getOk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    postRunsMultipart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted (per-run problems listed) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No usable run */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Busy: retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    postRunsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted (per-run problems listed) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No usable run */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Busy: retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    getRuns: {
+        parameters: {
+            query?: {
+                project_id?: string;
+                project_name?: string;
+                trace_id?: string;
+                parent_run_id?: string;
+                is_root?: "true" | "false";
+                run_type?: "llm" | "chain" | "tool" | "retriever" | "embedding" | "prompt" | "parser";
+                status?: "pending" | "success" | "error";
+                name?: string;
+                name_contains?: string;
+                model?: string;
+                trace_model?: string;
+                min_latency_ms?: number;
+                max_latency_ms?: number;
+                thread_id?: string;
+                start_time_gte?: string;
+                start_time_lte?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted (per-run problems listed) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No usable run */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Busy: retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    getRunsRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    patchRunsRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted (per-run problems listed) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No usable run */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Busy: retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    getProjects: {
+        parameters: {
+            query?: {
+                name_contains?: string;
+                name?: string;
+                limit?: number;
+                offset?: number;
+                stats_start_time?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description Name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getProjectsProjectId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteProjectsProjectId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getProjectsProjectIdStats: {
+        parameters: {
+            query?: {
+                start_time?: string;
+                end_time?: string;
+                bucket?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsOverTime"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getProjectsProjectIdThreads: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadList"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getProjectsProjectIdThreadsThreadId: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadTurns"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getRunsRunIdAttachmentsName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getTracesTraceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceTree"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getModelPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelPriceList"];
+                };
+            };
+        };
+    };
+    postModelPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelPriceCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelPrice"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteModelPricesPriceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                price_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    patchModelPricesPriceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                price_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelPriceUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelPrice"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,150 @@
+/**
+ * The selected run of a trace: for an LLM call, its messages rendered structurally; for any other
+ * run, its inputs, outputs, error, metadata and events as pretty JSON in <pre> (text only: trace
+ * payloads are untrusted). What the tree already knows shows while the full run loads.
+ */
+import type { RunDetail, TraceNode } from "../api/types";
+import { ErrorBox, Loading, StatusBadge } from "../components/common";
+import { fmtCost, fmtDuration, fmtTime, fmtTokens } from "../format";
+import { JsonView } from "../messages/JsonView";
+import { RunMessages } from "../messages/RunMessages";
+import { useRun } from "./queries";
+import "./tracing.css";
+
+export function RunDetailPane({ runId, node }: { runId: string; node: TraceNode | undefined }) {
+  const run = useRun(runId);
+  const detail = run.data;
+  const head = detail ?? node;
+  return (
+    <section className="run-detail panel" aria-label="Selected run">
+      {head ? (
+        <h2>
+          <span>{head.name}</span>
+          <span className={`wf-type ${head.run_type}`}>{head.run_type}</span>
+          <StatusBadge status={head.status} />
+        </h2>
+      ) : null}
+      {run.error ? <ErrorBox error={run.error} title="Run" /> : null}
+      {!detail ? (
+        run.isLoading ? <Loading what="run" /> : null
+      ) : detail.run_type === "llm" ? (
+        <>
+          {detail.error ? <RunError error={detail.error} /> : null}
+          <RunMessages run={detail} />
+          <Extras run={detail} />
+        </>
+      ) : (
+        <>
+          <RunFields run={detail} />
+          {detail.error ? <RunError error={detail.error} /> : null}
+          <h3>Inputs</h3>
+          <JsonView value={detail.inputs ?? null} label="Inputs" />
+          <h3>Outputs</h3>
+          {detail.outputs === null && detail.status === "pending" ? <p className="muted">Still running.</p> : <JsonView value={detail.outputs ?? null} label="Outputs" />}
+          <Extras run={detail} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function RunError({ error }: { error: string }) {
+  return (
+    <section aria-label="Error">
+      <h3>Error</h3>
+      <pre className="error">{error}</pre>
+    </section>
+  );
+}
+
+function RunFields({ run }: { run: RunDetail }) {
+  return (
+    <dl className="fields">
+      <dt>Started</dt>
+      <dd>{fmtTime(run.start_time)}</dd>
+      <dt>Latency</dt>
+      <dd>{run.status === "pending" ? "running" : fmtDuration(run.latency_ms)}</dd>
+      {run.usage ? (
+        <>
+          <dt>Tokens</dt>
+          <dd>
+            {fmtTokens(run.usage.total_tokens)} ({fmtTokens(run.usage.input_tokens)} in, {fmtTokens(run.usage.output_tokens)} out)
+          </dd>
+        </>
+      ) : null}
+      {run.cost ? (
+        <>
+          <dt>Cost</dt>
+          <dd>{fmtCost(run.cost.total_cost)}</dd>
+        </>
+      ) : null}
+      {run.model ? (
+        <>
+          <dt>Model</dt>
+          <dd>{run.model}</dd>
+        </>
+      ) : null}
+      {run.tags.length ? (
+        <>
+          <dt>Tags</dt>
+          <dd>{run.tags.join(", ")}</dd>
+        </>
+      ) : null}
+      {run.thread_id ? (
+        <>
+          <dt>Thread</dt>
+          <dd className="mono">{run.thread_id}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+/** The rest, folded: metadata, events, ingestion problems, attachments. */
+function Extras({ run }: { run: RunDetail }) {
+  const metadata = run.metadata && Object.keys(run.metadata).length ? run.metadata : null;
+  return (
+    <>
+      {run.problems.length ? (
+        <div className="warning" role="note">
+          <strong>Fixed up at ingestion:</strong> {run.problems.join("; ")}
+        </div>
+      ) : null}
+      {metadata ? (
+        <details>
+          <summary>Metadata</summary>
+          <JsonView value={metadata} label="Metadata" />
+        </details>
+      ) : null}
+      {run.events.length ? (
+        <details>
+          <summary>Events ({run.events.length})</summary>
+          <JsonView value={run.events} label="Events" />
+        </details>
+      ) : null}
+      {run.attachments.length ? (
+        <details>
+          <summary>Attachments ({run.attachments.length})</summary>
+          <ul>
+            {run.attachments.map((a) => (
+              <li key={a.name}>
+                <span className="mono">{a.name}</span> <span className="muted">({a.content_type}, {fmtTokens(a.size)} bytes)</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      <details>
+        <summary>Ids</summary>
+        <dl className="fields">
+          <dt>Run</dt>
+          <dd className="mono">{run.id}</dd>
+          <dt>Trace</dt>
+          <dd className="mono">{run.trace_id}</dd>
+          <dt>Parent</dt>
+          <dd className="mono">{run.parent_run_id ?? "—"}</dd>
+        </dl>
+      </details>
+    </>
+  );
+}
