@@ -5,6 +5,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { DEFAULT_TENANT_ID } from "../src/shared/auth/service.js";
 import { createScratchDatabase } from "../test/helpers/postgres.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -132,4 +134,96 @@ export async function post<T>(url: string, body: unknown): Promise<T> {
   const res = await fetch(url, json(body));
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
+}
+
+// ---- M stored runs over 30 days, with their rollups (tracing and console benchmarks) ------------
+/** Latency bucket of accounting/histogram.ts bucketOf (1.2× log buckets, 110 of them), in SQL. */
+const BUCKET = (ms: string) => `CASE WHEN ${ms} IS NULL THEN NULL WHEN ${ms} < 1 THEN 0 ELSE least(109, 1 + floor(ln(${ms}) / ln(1.2)))::int END`;
+
+/**
+ * `n` runs (n/4 traces of a chain root, a retriever, an LLM call and a tool) inserted with SQL into
+ * one tracing project, spread evenly over the last 30 days, and the hourly rollups built from them
+ * the way ingest keeps them: a project of a million runs in about a minute instead of an hour of ingest.
+ */
+export async function seedProjectRuns(db: pg.Pool, project: { id: string; name: string }, n: number, tenantId: string = DEFAULT_TENANT_ID) {
+  const projectId = project.id;
+  const t0 = performance.now();
+  // 4 runs per trace (chain root, retriever, llm, tool), traces evenly over the last 30 days (from
+  // the first whole hour of the window, so a 30-day stats request counts every one)
+  await db.query(
+    `INSERT INTO tracing_runs (tenant_id, id, project_id, trace_id, parent_run_id, dotted_order, name, run_type, status, start_time, end_time,
+       inputs, outputs, error, extra, tags, session_name, session_id, thread_id, model, provider, input_tokens, output_tokens, total_tokens,
+       input_cost, output_cost, total_cost, cost_source, first_token_time, ttft_ms)
+     SELECT $1::uuid, CASE pos WHEN 0 THEN root ELSE md5('c' || g)::uuid END, $2::uuid, root, CASE pos WHEN 0 THEN NULL ELSE root END,
+       to_char(ts AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISSUS"Z"') || root::text, (ARRAY['support_agent', 'search_docs', 'ChatOpenAI', 'format_answer'])[pos + 1],
+       (ARRAY['chain', 'retriever', 'llm', 'tool'])[pos + 1], CASE WHEN pos = 0 AND k % 50 = 7 THEN 'error' ELSE 'success' END,
+       ts, ts + make_interval(secs => dur / 1000.0),
+       jsonb_build_object('messages', jsonb_build_array(jsonb_build_object('role', 'user', 'content', 'question ' || k))),
+       jsonb_build_object('output', 'answer ' || k), CASE WHEN pos = 0 AND k % 50 = 7 THEN 'RateLimitError: upstream busy' END,
+       jsonb_build_object('metadata', jsonb_build_object('thread_id', 'thread-' || (k % 1000))), ARRAY['bench'], $3, $2::uuid,
+       CASE pos WHEN 0 THEN 'thread-' || (k % 1000) END,
+       CASE pos WHEN 2 THEN model END, CASE pos WHEN 2 THEN provider END,
+       CASE pos WHEN 2 THEN it END, CASE pos WHEN 2 THEN ot END, CASE pos WHEN 2 THEN it + ot END,
+       CASE pos WHEN 2 THEN it * 0.15e-6 END, CASE pos WHEN 2 THEN ot * 0.6e-6 END, CASE pos WHEN 2 THEN it * 0.15e-6 + ot * 0.6e-6 END,
+       CASE pos WHEN 2 THEN 'price' END, CASE pos WHEN 2 THEN ts + make_interval(secs => ttft / 1000.0) END, CASE pos WHEN 2 THEN ttft END
+     FROM (
+       SELECT g, g / 4 AS k, g % 4 AS pos, md5('r' || (g / 4))::uuid AS root,
+         now() - interval '719 hours' + (g / 4) * (interval '719 hours' / ($4::bigint / 4)) + (g % 4) * interval '50 ms' AS ts,
+         (ARRAY['gpt-4o-mini', 'gpt-4.1', 'claude-3-5-haiku-20241022', 'claude-sonnet-4-20250514'])[(g / 4) % 4 + 1] AS model,
+         (ARRAY['openai', 'openai', 'anthropic', 'anthropic'])[(g / 4) % 4 + 1] AS provider,
+         180 + (g / 4) % 200 AS it, 40 + (g / 4) % 120 AS ot,
+         CASE g % 4 WHEN 0 THEN 500 + exp(random() * 8) WHEN 2 THEN 300 + exp(random() * 7.5) ELSE exp(random() * 5) END AS dur,
+         100 + exp(random() * 6) AS ttft
+       FROM generate_series(0, $4::bigint - 1) AS g
+     ) s`,
+    [tenantId, projectId, project.name, n],
+  );
+  const insertSeconds = (performance.now() - t0) / 1000;
+  // hourly rollups as ingest keeps them (rollups/contribution.ts): model '' = every run, roots'
+  // traces, errors and end-to-end latency; one row per LLM model with tokens, cost and TTFT
+  const t1 = performance.now();
+  await db.query(
+    `WITH runs AS (
+       SELECT date_trunc('hour', start_time) AS hour, parent_run_id IS NULL AS root, status = 'error' AS err, run_type = 'llm' AS llm, model,
+         input_tokens, output_tokens, total_tokens, total_cost, extract(epoch FROM end_time - start_time) * 1000 AS ms, ttft_ms
+       FROM tracing_runs WHERE project_id = $1
+     ), keyed AS (
+       SELECT hour, '' AS model, 1 AS run_count, root::int AS trace_count, (root AND err)::int AS error_count, 0 AS llm_count, 0 AS llm_error_count,
+         0::bigint AS input_tokens, 0::bigint AS output_tokens, 0::bigint AS total_tokens, 0::numeric AS total_cost,
+         CASE WHEN root THEN ${BUCKET("ms")} END AS lat_b, NULL::int AS ttft_b
+       FROM runs
+       UNION ALL
+       SELECT hour, coalesce(model, ''), 0, 0, 0, 1, err::int, coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(total_tokens, 0),
+         coalesce(total_cost, 0), NULL, ${BUCKET("ttft_ms")}
+       FROM runs WHERE llm
+     ), sums AS (
+       SELECT hour, model, sum(run_count) AS run_count, sum(trace_count) AS trace_count, sum(error_count) AS error_count, sum(llm_count) AS llm_count,
+         sum(llm_error_count) AS llm_error_count, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+         sum(total_tokens) AS total_tokens, sum(total_cost) AS total_cost
+       FROM keyed GROUP BY hour, model
+     ), counts AS (
+       SELECT hour, model, 'lat' AS kind, lat_b AS b, count(*)::int AS c FROM keyed WHERE lat_b IS NOT NULL GROUP BY 1, 2, 4
+       UNION ALL
+       SELECT hour, model, 'ttft', ttft_b, count(*)::int FROM keyed WHERE ttft_b IS NOT NULL GROUP BY 1, 2, 4
+     ), dense AS (
+       SELECT k.hour, k.model, k.kind, array_agg(coalesce(c.c, 0) ORDER BY i) AS hist
+       FROM (SELECT hour, model, kind, max(b) AS top FROM counts GROUP BY 1, 2, 3) k
+       CROSS JOIN LATERAL generate_series(0, k.top) AS i
+       LEFT JOIN counts c ON c.hour = k.hour AND c.model = k.model AND c.kind = k.kind AND c.b = i
+       GROUP BY k.hour, k.model, k.kind
+     )
+     INSERT INTO tracing_rollups (project_id, hour, model, run_count, trace_count, error_count, llm_count, llm_error_count, input_tokens,
+       output_tokens, total_tokens, total_cost, latency_hist, ttft_hist)
+     SELECT $1, s.hour, s.model, s.run_count, s.trace_count, s.error_count, s.llm_count, s.llm_error_count, s.input_tokens, s.output_tokens,
+       s.total_tokens, s.total_cost, coalesce(l.hist, '{}'), coalesce(t.hist, '{}')
+     FROM sums s
+     LEFT JOIN dense l ON l.hour = s.hour AND l.model = s.model AND l.kind = 'lat'
+     LEFT JOIN dense t ON t.hour = s.hour AND t.model = s.model AND t.kind = 'ttft'`,
+    [projectId],
+  );
+  await db.query("ANALYZE tracing_runs");
+  await db.query("ANALYZE tracing_rollups");
+  const rollupSeconds = (performance.now() - t1) / 1000;
+  const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM tracing_rollups WHERE project_id = $1", [projectId]);
+  return { insertSeconds, rollupSeconds, rollupRows: Number(rows[0]!.n) };
 }
