@@ -43,31 +43,42 @@ export function App() {
     <QueryClientProvider client={queryClient}>
       <SessionProvider>
         <BrowserRouter>
-          <Routes>
-            <Route path={paths.signIn} element={<SignIn />} />
-            <Route
-              element={
-                <RequireSession>
-                  <Layout />
-                </RequireSession>
-              }
-            >
-              <Route index element={<Navigate to={paths.deployments} replace />} />
-              <Route path="/deployments" element={<Page><Deployments /></Page>} />
-              <Route path="/deployments/:deploymentId" element={<Page><DeploymentDetail /></Page>} />
-              <Route path="/projects" element={<Page><Projects /></Page>} />
-              <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />
-              <Route path="/projects/:projectId/dashboard" element={<Page><Dashboard /></Page>} />
-              <Route path="/projects/:projectId/threads" element={<Page><Threads /></Page>} />
-              <Route path="/projects/:projectId/threads/:threadId" element={<Page><Thread /></Page>} />
-              <Route path="/traces/:traceId" element={<Page><TraceView /></Page>} />
-              <Route path="/prices" element={<Page><Prices /></Page>} />
-              <Route path="*" element={<p className="empty">No such page.</p>} />
-            </Route>
-          </Routes>
+          <ConsoleRoutes />
         </BrowserRouter>
       </SessionProvider>
     </QueryClientProvider>
+  );
+}
+
+/**
+ * Every page remounts when the tenant (or key) changes: the cache was cleared, and a page still
+ * mounted would keep showing the other tenant's answers until something made it fetch again.
+ */
+function ConsoleRoutes() {
+  const { session } = useSession();
+  return (
+    <Routes key={`${session?.apiKey ?? ""}|${session?.tenantId ?? ""}`}>
+      <Route path={paths.signIn} element={<SignIn />} />
+      <Route
+        element={
+          <RequireSession>
+            <Layout />
+          </RequireSession>
+        }
+      >
+        <Route index element={<Navigate to={paths.deployments} replace />} />
+        <Route path="/deployments" element={<Page><Deployments /></Page>} />
+        <Route path="/deployments/:deploymentId" element={<Page><DeploymentDetail /></Page>} />
+        <Route path="/projects" element={<Page><Projects /></Page>} />
+        <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />
+        <Route path="/projects/:projectId/dashboard" element={<Page><Dashboard /></Page>} />
+        <Route path="/projects/:projectId/threads" element={<Page><Threads /></Page>} />
+        <Route path="/projects/:projectId/threads/:threadId" element={<Page><Thread /></Page>} />
+        <Route path="/traces/:traceId" element={<Page><TraceView /></Page>} />
+        <Route path="/prices" element={<Page><Prices /></Page>} />
+        <Route path="*" element={<p className="empty">No such page.</p>} />
+      </Route>
+    </Routes>
   );
 }
 

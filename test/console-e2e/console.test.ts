@@ -13,6 +13,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveControlPlaneSettings } from "../../src/control-plane/settings.js";
 import { startControlPlaneServer, type ControlPlaneServerHandle } from "../../src/control-plane/server.js";
+import { DEFAULT_TENANT_ID } from "../../src/shared/auth/index.js";
 import { silentLogger } from "../../src/shared/logging.js";
 import { browserAvailability, buildConsole, launchBrowser, newContext, pageProblems, screenshot } from "../helpers/browser.js";
 import { scratchDir } from "../runtime/local-repo.js";
@@ -236,6 +237,45 @@ describe.skipIf(!availability.ok)("web console in Chromium", () => {
     expect(drawn.length).toBeGreaterThanOrEqual(6);
     expect(drawn.map((c) => c.title)).toEqual(expect.arrayContaining(["Tokens over time", "Cost over time", "Latency over time", "Time to first token over time", "Error rate over time", "Cost by model"]));
     await screenshot(page, "08-dashboard");
+  });
+
+  it("edits the tenant's price table: a new price is listed and prices a model", async () => {
+    await go("/prices");
+    await visible(page.getByRole("heading", { name: "Model prices" }));
+    await page.getByRole("button", { name: "Add price" }).first().click();
+    await page.getByLabel("Model name").fill("e2e-model");
+    await page.getByLabel("Match pattern").fill("^e2e-model$");
+    await page.getByLabel("Input $/1M tokens").fill("1.5");
+    await page.getByLabel("Output $/1M tokens").fill("6");
+    await page.getByRole("button", { name: "Add price" }).last().click();
+    expect(await (await visible(page.getByText("Added e2e-model."))).isVisible()).toBe(true);
+    // what the API now holds is what was typed
+    const mine = (await api("GET", "/tracing/model-prices")).body.prices.filter((p: { source: string }) => p.source === "tenant");
+    expect(mine).toEqual([expect.objectContaining({ model_name: "e2e-model", match_pattern: "^e2e-model$", input_per_million: 1.5, output_per_million: 6 })]);
+    await page.getByLabel("Filter prices").fill("e2e-model");
+    await visible(page.getByText(/is priced by/));
+    await screenshot(page, "09-prices");
+  });
+
+  it("offers a tenant picker to a key that spans tenants, and shows each tenant its own data", async () => {
+    const acme = await dev.controlPlane.auth.createTenant("acme-e2e");
+    const { key } = await dev.controlPlane.auth.createKey([DEFAULT_TENANT_ID, acme.id], "two tenants");
+    await page.getByRole("button", { name: /sign out/i }).click();
+    await page.waitForURL(/\/sign-in$/, { timeout: UI_TIMEOUT });
+    await page.getByLabel(/api key/i).fill(key);
+    await page.getByRole("button", { name: /^sign in$/i }).click();
+    await visible(page.getByRole("heading", { name: /choose a tenant/i }));
+    await screenshot(page, "10-tenant-picker");
+    await page.getByRole("button", { name: "acme-e2e" }).click();
+    await go("/projects");
+    await visible(page.getByRole("heading", { name: "Tracing projects" }));
+    // acme has no traces: the default tenant's project must not show here
+    await visible(page.getByText(/No tracing projects yet/));
+    expect(await page.getByRole("link", { name: PROJECT, exact: true }).count()).toBe(0);
+    // switching to the default tenant shows its project, without signing in again
+    await page.getByLabel("Tenant").selectOption(DEFAULT_TENANT_ID);
+    await visible(page.getByRole("link", { name: PROJECT, exact: true }));
+    await screenshot(page, "11-tenant-switched");
   });
 
   it("raised no error inside the page", () => {
