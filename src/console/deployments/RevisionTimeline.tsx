@@ -93,7 +93,7 @@ export function RevisionTimeline({
       </table>
       {incomplete ? (
         <p className="muted">
-          The API keeps a revision's creation time and its latest status change only; statuses in between are not recorded.
+          Some revisions predate the status history: only their creation and latest status are known.
         </p>
       ) : null}
     </>
