@@ -144,6 +144,40 @@ describeBackends("tracing query API", (backend) => {
     expect(second.map((t: any) => t.id)).toEqual([roots[4]]);
   });
 
+  it("renders a graph turn's messages: its input and what it added, not the echoed history", async () => {
+    const id = randomUUID();
+    const start = Date.now();
+    const post = {
+      id,
+      dotted_order: `${dottedTime(start)}${id}`,
+      name: "LangGraph",
+      run_type: "chain",
+      start_time: start,
+      end_time: start + 100,
+      session_name: project,
+      extra: { metadata: { thread_id: "t-graph" } },
+      inputs: { messages: [{ role: "user", content: "and tomorrow?" }] },
+      outputs: {
+        messages: [
+          { role: "user", content: "weather today?" },
+          { role: "assistant", content: "sunny" },
+          { role: "user", content: "and tomorrow?" },
+          { role: "assistant", content: "rain" },
+        ],
+      },
+    };
+    expect((await server.api("/runs/batch", { method: "POST", body: JSON.stringify({ post: [post] }) })).status).toBe(202);
+    const [turn] = (await server.api(`/projects/${projectId}/threads/t-graph`)).body.turns;
+    expect(turn.messages.rendered).toBe(true);
+    expect(turn.messages.messages.map((m: any) => [m.role, m.content[0].text])).toEqual([
+      ["user", "and tomorrow?"],
+      ["assistant", "rain"],
+    ]);
+    // a chain called with anything else has no messages: shown raw
+    const plain = (await server.api(`/runs/${roots[0]}`)).body;
+    expect(plain.messages).toBeNull();
+  });
+
   it("creates, changes and deletes tenant prices; rejects bad ones with 422", async () => {
     const created = await server.api("/model-prices", { method: "POST", body: JSON.stringify({ model_name: "mine", match_pattern: "^my-model$", input_per_million: 1, output_per_million: 2 }) });
     expect(created.status).toBe(201);

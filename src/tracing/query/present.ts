@@ -4,6 +4,7 @@
  * with the structured `usage` / `cost` objects beside them.
  */
 import { normalizeLlmRun } from "../messages/normalize.js";
+import { normalizeTurn } from "../messages/turn.js";
 import type { NativeBlock, NativeMessage } from "../messages/native.js";
 import { ATTACHMENT_SCHEME } from "../ingest/payload.js";
 import type { RunRow } from "../storage/runs.js";
@@ -77,7 +78,8 @@ export function presentRun(r: RunRow) {
 export type PresentedRun = ReturnType<typeof presentRun>;
 
 /**
- * The full form: payloads, attachments and, for LLM runs, the messages in the native format.
+ * The full form: payloads, attachments and, for LLM runs (and runs called with messages, such as a
+ * LangGraph turn), the messages in the native format.
  * `attachmentUrl` turns an attachment name into a URL the client can fetch.
  */
 export function presentRunDetail(r: RunRow, attachments: AttachmentInfo[], attachmentUrl: (name: string) => string) {
@@ -93,6 +95,10 @@ export function presentRunDetail(r: RunRow, attachments: AttachmentInfo[], attac
     messages = normalized
       ? { rendered: true, format: normalized.format, messages: normalized.messages.map((m) => resolveMedia(m, byName, attachmentUrl)), warnings: normalized.warnings }
       : { rendered: false, reason: "inputs/outputs are in a format Berth does not render; shown raw" };
+  } else {
+    // a graph or chain called with messages (a LangGraph turn): its input and what it added
+    const turn = normalizeTurn(r.inputs ?? undefined, r.outputs ?? undefined);
+    if (turn) messages = { rendered: true, format: turn.format, messages: turn.messages.map((m) => resolveMedia(m, byName, attachmentUrl)), warnings: turn.warnings };
   }
   return {
     ...presentRun(r),
