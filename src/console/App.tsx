@@ -7,6 +7,7 @@ import { Layout } from "./components/Layout";
 import { Loading } from "./components/common";
 import { SessionProvider, useSession } from "./session";
 import { paths } from "./routes";
+import { prefetchForLocation } from "./prefetch";
 import { SignIn } from "./pages/SignIn";
 
 // Pages load on first visit: the charting library, say, costs nothing until a dashboard opens.
@@ -30,6 +31,8 @@ const queryClient = new QueryClient({
     },
   },
 });
+
+prefetchForLocation(queryClient, window.location.pathname);
 
 function RequireSession({ children }: { children: ReactNode }) {
   const { session } = useSession();

@@ -1,5 +1,5 @@
 /** The tracing API reads the pages share (react-query keys in one place, so pages share the cache). */
-import { useQuery } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { data, tracing } from "../api/client";
 
 export function useProject(projectId: string) {
@@ -10,11 +10,16 @@ export function useProject(projectId: string) {
   });
 }
 
-export function useTrace(traceId: string) {
-  return useQuery({
+/** A trace's tree: shared by the page and the cold-load prefetch (src/console/prefetch.ts). */
+export function traceQuery(traceId: string) {
+  return queryOptions({
     queryKey: ["tracing", "trace", traceId],
     queryFn: async () => data(await tracing.GET("/traces/{trace_id}", { params: { path: { trace_id: traceId } } })),
   });
+}
+
+export function useTrace(traceId: string) {
+  return useQuery(traceQuery(traceId));
 }
 
 export function useRun(runId: string | undefined) {
