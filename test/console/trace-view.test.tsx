@@ -223,6 +223,27 @@ describe("trace view", () => {
     expect(inputs.textContent).toContain(INJECTION.replace(/"/g, '\\"'));
     expect(detail().querySelector("img, script")).toBeNull();
     expect(within(detail()).getByLabelText("Outputs").textContent).toContain("answer of lookup");
+    // not called with messages: no messages section
+    expect(within(detail()).queryByRole("region", { name: /messages of this turn/i })).toBeNull();
+  });
+
+  it("shows the messages of a graph turn above its payloads", async () => {
+    const t = smallTrace();
+    serveTrace([t.root]);
+    const served = api.handler!;
+    const turn = [
+      { role: "user", content: [{ type: "text", text: "turn question" }] },
+      { role: "assistant", content: [{ type: "text", text: "turn answer" }] },
+    ];
+    api.handler = (url) =>
+      url.pathname === `/tracing/runs/${t.root.id}` ? { status: 200, body: { ...detailOf(t.root), messages: { rendered: true, format: "langchain", messages: turn, warnings: [] } } } : served(url);
+    renderAt(`/traces/${TRACE}?run=${t.root.id}`);
+    await tree();
+    const section = await within(detail()).findByRole("region", { name: /messages of this turn/i });
+    expect(section.textContent).toContain("turn question");
+    expect(section.textContent).toContain("turn answer");
+    // the raw payloads stay, as text
+    expect(within(detail()).getByLabelText("Inputs").tagName).toBe("PRE");
   });
 
   it("moves the selection with the arrow keys and keeps it in the URL", async () => {

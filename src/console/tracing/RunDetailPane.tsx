@@ -1,12 +1,13 @@
 /**
  * The selected run of a trace: for an LLM call, its messages rendered structurally; for any other
  * run, its inputs, outputs, error, metadata and events as pretty JSON in <pre> (text only: trace
- * payloads are untrusted). What the tree already knows shows while the full run loads.
+ * payloads are untrusted), after the messages of its turn when it was called with messages. What the tree already knows shows while the full run loads.
  */
 import type { RunDetail, TraceNode } from "../api/types";
 import { ErrorBox, Loading, StatusBadge } from "../components/common";
 import { fmtCost, fmtDuration, fmtTime, fmtTokens } from "../format";
 import { JsonView } from "../messages/JsonView";
+import { MessageList } from "../messages/MessageList";
 import { RunMessages } from "../messages/RunMessages";
 import { useRun } from "./queries";
 import "./tracing.css";
@@ -37,6 +38,13 @@ export function RunDetailPane({ runId, node }: { runId: string; node: TraceNode 
         <>
           <RunFields run={detail} />
           {detail.error ? <RunError error={detail.error} /> : null}
+          {detail.messages?.rendered && detail.messages.messages?.length ? (
+            // a graph turn called with messages: the conversation step it made, then the raw payloads
+            <section aria-label="Messages of this turn">
+              <h3>Messages</h3>
+              <MessageList messages={detail.messages.messages} />
+            </section>
+          ) : null}
           <h3>Inputs</h3>
           <JsonView value={detail.inputs ?? null} label="Inputs" />
           <h3>Outputs</h3>
