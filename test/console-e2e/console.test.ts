@@ -44,6 +44,8 @@ describe.skipIf(!availability.ok)("web console in Chromium", () => {
   let browser: Browser;
   let page: Page;
   let problems: string[];
+  /** Every URL the page asked for: the console works offline, so all of them are this origin's. */
+  const requested: string[] = [];
   let seeded: SeededTraces;
   let projectId: string;
 
@@ -75,6 +77,7 @@ describe.skipIf(!availability.ok)("web console in Chromium", () => {
     const context = await newContext(browser);
     page = await context.newPage();
     problems = pageProblems(page);
+    page.on("request", (r) => requested.push(r.url()));
   }, 180_000);
 
   afterAll(async () => {
@@ -276,6 +279,14 @@ describe.skipIf(!availability.ok)("web console in Chromium", () => {
     await page.getByLabel("Tenant").selectOption(DEFAULT_TENANT_ID);
     await visible(page.getByRole("link", { name: PROJECT, exact: true }));
     await screenshot(page, "11-tenant-switched");
+  });
+
+  it("loaded nothing from outside this origin (no CDN: it works offline)", () => {
+    expect(requested.length).toBeGreaterThan(10);
+    const origin = new URL(dev.url).origin;
+    expect(requested.filter((u) => !(u.startsWith(`${origin}/`) || u.startsWith("data:") || u.startsWith("blob:")))).toEqual([]);
+    // the built assets came from the console's own /assets
+    expect(requested.some((u) => u.startsWith(`${origin}/assets/`) && u.endsWith(".js"))).toBe(true);
   });
 
   it("raised no error inside the page", () => {
