@@ -5,7 +5,7 @@
  * script, no framing. Trace content is untrusted; the console renders it as text, and the policy
  * is the second line of defence.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
@@ -59,10 +59,12 @@ export function consoleRouter(dir: string, logger: Logger): express.Router {
   };
   router.get("/", sendIndex);
   for (const prefix of CONSOLE_ROUTE_PREFIXES) router.get([prefix, `${prefix}/*rest`], sendIndex);
-  if (built)
+  if (built) {
+    const assets = path.join(dir, "assets");
+    router.use("/assets", precompressed(assets));
     router.use(
       "/assets",
-      express.static(path.join(dir, "assets"), {
+      express.static(assets, {
         index: false,
         fallthrough: false,
         immutable: true,
@@ -70,5 +72,32 @@ export function consoleRouter(dir: string, logger: Logger): express.Router {
         setHeaders: (res) => res.set("X-Content-Type-Options", "nosniff"),
       }),
     );
+  }
   return router;
+}
+
+const ENCODINGS = [
+  { name: "br", ext: ".br" },
+  { name: "gzip", ext: ".gz" },
+] as const;
+
+/**
+ * The build writes each asset compressed beside itself (`x.js.br`, `x.js.gz`; see vite.config.ts):
+ * a client that accepts one gets it, with the original's type. The bundles are ~1 MB in all, a
+ * few hundred KB compressed — what a console over a real network waits for.
+ */
+function precompressed(assets: string): express.RequestHandler {
+  const files = new Set(readdirSync(assets));
+  return (req, res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD") return next();
+    const name = req.path.slice(1);
+    if (!files.has(name) || name.includes("/")) return next();
+    const accepted = req.acceptsEncodings(ENCODINGS.map((e) => e.name));
+    const encoding = ENCODINGS.find((e) => e.name === accepted && files.has(name + e.ext));
+    res.vary("Accept-Encoding");
+    if (!encoding) return next();
+    res.set({ "Content-Encoding": encoding.name, "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=31536000, immutable" });
+    res.type(path.extname(name));
+    res.sendFile(path.join(assets, name + encoding.ext));
+  };
 }

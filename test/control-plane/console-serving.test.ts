@@ -5,12 +5,14 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveControlPlaneSettings } from "../../src/control-plane/settings.js";
 import { startControlPlaneServer, type ControlPlaneServerHandle } from "../../src/control-plane/server.js";
 import { silentLogger } from "../../src/shared/logging.js";
 
+const SCRIPT = "console.log('berth')";
 const INDEX = '<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>';
 
 async function start(dir: string, consoleDir: string): Promise<ControlPlaneServerHandle> {
@@ -25,7 +27,11 @@ describe("the console's static files", () => {
     const build = path.join(dir, "console");
     mkdirSync(path.join(build, "assets"), { recursive: true });
     writeFileSync(path.join(build, "index.html"), INDEX);
-    writeFileSync(path.join(build, "assets", "index-abc123.js"), "console.log('berth')");
+    writeFileSync(path.join(build, "assets", "index-abc123.js"), SCRIPT);
+    // what the build writes beside each script (vite.config.ts); the CSS has no compressed copy
+    writeFileSync(path.join(build, "assets", "index-abc123.js.br"), brotliCompressSync(SCRIPT));
+    writeFileSync(path.join(build, "assets", "index-abc123.js.gz"), gzipSync(SCRIPT));
+    writeFileSync(path.join(build, "assets", "index-abc123.css"), "body{margin:0}");
     dev = await start(dir, build);
   }, 60_000);
   afterAll(async () => {
@@ -56,6 +62,32 @@ describe("the console's static files", () => {
     expect(await res.text()).toBe("console.log('berth')");
     expect((await fetch(`${dev.url}/assets/nope.js`)).status).toBe(404);
     expect((await fetch(`${dev.url}/assets/../index.html`)).status).not.toBe(500);
+  });
+
+  it("serves the build's compressed copies to clients that accept them, with the original's type", async () => {
+    const get = (name: string, acceptEncoding: string) => fetch(`${dev.url}/assets/${name}`, { headers: { "accept-encoding": acceptEncoding } });
+    for (const [accept, encoding] of [
+      ["br, gzip", "br"],
+      ["gzip", "gzip"],
+      ["gzip;q=1, br;q=0.5", "gzip"],
+    ] as const) {
+      const res = await get("index-abc123.js", accept);
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get("content-encoding"), accept).toBe(encoding);
+      expect(res.headers.get("content-type"), accept).toMatch(/javascript/);
+      expect(res.headers.get("vary"), accept).toMatch(/accept-encoding/i);
+      expect(res.headers.get("cache-control"), accept).toContain("immutable");
+      expect(await res.text(), accept).toBe(SCRIPT); // fetch decodes it: the same script
+    }
+    const plain = await get("index-abc123.js", "identity");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(await plain.text()).toBe(SCRIPT);
+    // no compressed copy: the file itself
+    const css = await get("index-abc123.css", "br, gzip");
+    expect(css.headers.get("content-encoding")).toBeNull();
+    expect(css.headers.get("content-type")).toMatch(/text\/css/);
+    // an asset that does not exist is still a 404
+    expect((await get("nope.js", "br")).status).toBe(404);
   });
 
   it("leaves the APIs as they were", async () => {
