@@ -1,5 +1,7 @@
-export { CONSOLE_ROUTE_PREFIXES } from "../shared/console-routes";
-
+/**
+ * Links to the console's pages. Every one lies under a prefix of src/shared/console-routes.ts, which
+ * the control plane answers with index.html (test/console/routes.test.ts holds them together).
+ */
 export const paths = {
   signIn: "/sign-in",
   deployments: "/deployments",
