@@ -37,6 +37,8 @@ function revision(id: string, status: Revision["status"], created: string, updat
     source_revision_config: { repo_ref: "main", agent_config_path: "examples/langgraph.json", repo_commit_sha: "0123456789abcdef0123" },
     status_reason: null,
     status_history: [],
+    is_active: false,
+    superseded: false,
     ...extra,
   };
 }
@@ -99,14 +101,18 @@ describe("status", () => {
 describe("timeline", () => {
   it("orders revisions newest first and marks the active and the latest one", () => {
     const rows = revisionTimeline(
-      [revision(A, "DEPLOYED", "2025-01-01T00:00:00Z", "2025-01-01T00:01:00Z"), revision(C, "BUILDING", "2025-01-03T00:00:00Z", "2025-01-03T00:00:05Z"), revision(B, "BUILD_FAILED", "2025-01-02T00:00:00Z", "2025-01-02T00:00:30Z", { status_reason: "npm ci failed" })],
-      { latest_revision_id: C, active_revision_id: A },
+      [
+        revision(A, "DEPLOYED", "2025-01-01T00:00:00Z", "2025-01-01T00:01:00Z", { is_active: true }),
+        revision(C, "BUILDING", "2025-01-03T00:00:00Z", "2025-01-03T00:00:05Z"),
+        revision(B, "BUILD_FAILED", "2025-01-02T00:00:00Z", "2025-01-02T00:00:30Z", { status_reason: "npm ci failed" }),
+      ],
+      { latest_revision_id: C },
     );
     expect(rows.map((r) => r.id)).toEqual([C, B, A]);
-    expect(rows.map((r) => [r.isLatest, r.isActive])).toEqual([
-      [true, false],
-      [false, false],
-      [false, true],
+    expect(rows.map((r) => [r.isLatest, r.isActive, r.isSuperseded])).toEqual([
+      [true, false, false],
+      [false, false, false],
+      [false, true, false],
     ]);
     expect(rows[0]!.inProgress).toBe(true);
     expect(rows[1]!.failed).toBe(true);

@@ -77,6 +77,8 @@ function revision(id: string, status: string, updated: string, over: Record<stri
     source: "hosted_git",
     source_revision_config: { repo_ref: "main", agent_config_path: "examples/langgraph.json", repo_commit_sha: "abcdef0123456789" },
     status_reason: null,
+    is_active: false,
+    superseded: false,
     ...over,
   };
 }
@@ -184,14 +186,15 @@ describe("DeploymentDetail", () => {
   it("follows a revision to DEPLOYED and its build log until the revision settles", async () => {
     let revisionReads = 0;
     let active = R1;
-    const r2 = () => revision(R2, revisionReads >= 3 ? "DEPLOYED" : "BUILDING", revisionReads >= 3 ? "2025-03-01T11:02:00.000Z" : "2025-03-01T11:00:05.000Z");
+    const r2 = () =>
+      revision(R2, revisionReads >= 3 ? "DEPLOYED" : "BUILDING", revisionReads >= 3 ? "2025-03-01T11:02:00.000Z" : "2025-03-01T11:00:05.000Z", { is_active: active === R2 });
     serve((method, url) => {
       const p = url.pathname;
       if (method === "GET" && p === `/v2/deployments/${DEP}`) return { status: 200, body: deployment({ active_revision_id: active }) };
       if (method === "GET" && p === `/v2/deployments/${DEP}/revisions`) {
         revisionReads++;
         if (revisionReads >= 3) active = R2;
-        return { status: 200, body: { resources: [r2(), revision(R1, "DEPLOYED", "2025-03-01T10:01:00.000Z")], offset: 2 } };
+        return { status: 200, body: { resources: [r2(), revision(R1, "DEPLOYED", "2025-03-01T10:01:00.000Z", { is_active: active === R1, superseded: active === R2 })], offset: 2 } };
       }
       if (method === "GET" && p === `/v2/deployments/${DEP}/revisions/${R2}`) return { status: 200, body: r2() };
       if (method === "GET" && p === `/v2/deployments/${DEP}/revisions/${R2}/logs`) {
@@ -217,12 +220,17 @@ describe("DeploymentDetail", () => {
     expect(lines.length).toBeGreaterThanOrEqual(2);
     const logCalls = api.calls.filter((c) => c.path.endsWith("/logs"));
     expect(logCalls.slice(1).every((c) => new URLSearchParams(c.search).has("offset"))).toBe(true);
-    // the revision tab shows R2 as active now
+    // the revision tab shows R2 as active now, and R1 (still DEPLOYED) as superseded by it
     fireEvent.click(screen.getByRole("tab", { name: "Revisions" }));
     await waitFor(() => {
       const row = document.querySelector(`[data-revision-id="${R2}"]`)!;
-      expect(row.textContent).toContain("active");
+      expect(row.querySelector(".rev-pointer.active")?.textContent).toBe("active");
+      expect(row.querySelector(".rev-pointer.superseded")).toBeNull();
       expect(row.textContent).toContain("DEPLOYED");
+      const old = document.querySelector(`[data-revision-id="${R1}"]`)!;
+      expect(old.textContent).toContain("DEPLOYED");
+      expect(old.querySelector(".rev-pointer.superseded")?.textContent).toBe("superseded");
+      expect(old.querySelector(".rev-pointer.active")).toBeNull();
     });
   }, 20_000);
 

@@ -146,6 +146,41 @@ describeBackends("control plane API", (backend) => {
     expect((await s.api("GET", `/v2/deployments/${d.id}/revisions/${next.id}`)).body).toMatchObject({ status: "DEPLOY_FAILED", status_reason: expect.stringMatching(/^Timeout/) });
   });
 
+  it("tells the revision serving traffic from those it superseded, which keep DEPLOYED", async () => {
+    const d = (await s.api("POST", "/v2/deployments", external(name("roll")))).body;
+    const store = s.cp.deployments;
+    await store.setDatabaseReady(d.id, true);
+    const deploy = async (rid: string) => {
+      for (const st of ["AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED"] as const) await store.setRevisionStatus(rid, st, { buildless: true });
+    };
+    const first = d.latest_revision_id as string;
+    await deploy(first);
+    const patched = (await s.api("PATCH", `/v2/deployments/${d.id}`, { secrets: [{ name: "GREETING", value: "hi" }] })).body.latest_revision_id as string;
+    await deploy(patched);
+    const back = (await s.api("POST", `/v2/deployments/${d.id}/revisions/${first}/redeploy`)).body.latest_revision_id as string;
+    // the rollback's revision on its way: the PATCH's still serves
+    await store.setRevisionStatus(back, "AWAITING_DEPLOY", { buildless: true });
+    const serving = async () => (await s.api("GET", `/v2/deployments/${d.id}/revisions`)).body.resources.map((r: any) => [r.id, r.status, r.is_active, r.superseded]);
+    expect(await serving()).toEqual([
+      [back, "AWAITING_DEPLOY", false, false],
+      [patched, "DEPLOYED", true, false],
+      [first, "DEPLOYED", false, true],
+    ]);
+    await store.setRevisionStatus(back, "DEPLOYING");
+    await store.setRevisionStatus(back, "DEPLOYED");
+    expect(await serving()).toEqual([
+      [back, "DEPLOYED", true, false],
+      [patched, "DEPLOYED", false, true],
+      [first, "DEPLOYED", false, true],
+    ]);
+    expect((await s.api("GET", `/v2/deployments/${d.id}`)).body.active_revision_id).toBe(back);
+    // one revision, and ?wait, read the same
+    expect((await s.api("GET", `/v2/deployments/${d.id}/revisions/${back}?wait=5`)).body).toMatchObject({ status: "DEPLOYED", is_active: true, superseded: false });
+    expect((await s.api("GET", `/v2/deployments/${d.id}/revisions/${patched}`)).body).toMatchObject({ status: "DEPLOYED", is_active: false, superseded: true });
+    // a revision just created serves nothing yet
+    expect((await s.api("POST", `/v2/deployments/${d.id}/revisions`, {})).body).toMatchObject({ status: "QUEUED", is_active: false, superseded: false });
+  });
+
   it("records every status a revision went through, with when and why", async () => {
     const d = (await s.api("POST", "/v2/deployments", external(name("hist")))).body;
     const store = s.cp.deployments;

@@ -11,6 +11,7 @@ import {
   nextForSupersede,
   pickActiveRevision,
   pickLatestRevision,
+  revisionServing,
   stampDeployingSince,
   transition,
   type RevisionRef,
@@ -246,6 +247,35 @@ describe("latest and active revision", () => {
   it("an active revision outside the given page stays active", () => {
     expect(pickActiveRevision([rev("r9", "BUILD_FAILED"), rev("r8", "DEPLOYING")], "r1")).toBe("r1");
     expect(pickActiveRevision([rev("r9", "DEPLOYED"), rev("r8", "DEPLOYING")], "r1")).toBe("r9");
+  });
+});
+
+describe("a revision's part in serving (is_active, superseded)", () => {
+  const at = (id: string, seq: number, status: RevisionStatus) => ({ id, seq, status });
+  const serving = (r: ReturnType<typeof at>, active: ReturnType<typeof at> | null) => revisionServing(r, active);
+
+  it("after a rollback every revision reads DEPLOYED: the newest serves, the older ones are superseded", () => {
+    const [r1, r2, r3] = [at("r1", 1, "DEPLOYED"), at("r2", 2, "DEPLOYED"), at("r3", 3, "DEPLOYED")];
+    expect([r3, r2, r1].map((r) => serving(r, r3))).toEqual([
+      { is_active: true, superseded: false },
+      { is_active: false, superseded: true },
+      { is_active: false, superseded: true },
+    ]);
+  });
+
+  it("a revision that never deployed is not superseded, whatever came after", () => {
+    const active = at("r3", 3, "DEPLOYED");
+    for (const status of ["BUILD_FAILED", "DEPLOY_FAILED", "SKIPPED", "INTERRUPTED", "QUEUED"] as const) {
+      expect(serving(at("r2", 2, status), active), status).toEqual({ is_active: false, superseded: false });
+    }
+  });
+
+  it("a DEPLOYED revision newer than the active one is about to take over, not superseded", () => {
+    expect(serving(at("r3", 3, "DEPLOYED"), at("r2", 2, "DEPLOYED"))).toEqual({ is_active: false, superseded: false });
+  });
+
+  it("nothing serves: nothing is active or superseded", () => {
+    expect(serving(at("r1", 1, "DEPLOYED"), null)).toEqual({ is_active: false, superseded: false });
   });
 });
 

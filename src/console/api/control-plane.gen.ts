@@ -793,6 +793,10 @@ export interface components {
             status_reason: string | null;
             /** @description Every status the revision went through, oldest first */
             status_history: components["schemas"]["RevisionStatusChange"][];
+            /** @description It is the deployment's active_revision_id: the revision serving traffic */
+            is_active: boolean;
+            /** @description It reached DEPLOYED (and keeps that status) but a newer revision serves traffic now: after a rollback, every older DEPLOYED revision */
+            superseded: boolean;
         };
         RevisionList: {
             resources: components["schemas"]["Revision"][];

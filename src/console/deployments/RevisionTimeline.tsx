@@ -34,6 +34,11 @@ export function RevisionTimeline({
               <td>
                 <code title={r.id}>{r.shortId}</code>
                 {r.isActive ? <span className="rev-pointer active">active</span> : null}
+                {r.isSuperseded ? (
+                  <span className="rev-pointer superseded" title="Deployed, then replaced by a newer revision: it no longer serves traffic">
+                    superseded
+                  </span>
+                ) : null}
                 {r.isLatest ? <span className="rev-pointer latest">latest</span> : null}
               </td>
               <td>

@@ -1,6 +1,6 @@
 /**
  * A deployment's revisions as timeline rows: newest first, each with the statuses it went through
- * and when, which one serves traffic and which is the newest.
+ * and when, which one serves traffic, which ones it replaced and which is the newest.
  *
  * A revision's steps are its `status_history` (every status with when and why, recorded by the
  * server). A revision without one (none should remain: the migration that added it backfilled
@@ -31,7 +31,10 @@ export interface TimelineRow {
   repoRef: string | null;
   agentConfigPath: string | null;
   imageUri: string | null;
+  /** It serves traffic (the server's `is_active`, read in the same statement as its status). */
   isActive: boolean;
+  /** DEPLOYED, but a newer revision serves traffic now: after a rollback every older row still reads DEPLOYED. */
+  isSuperseded: boolean;
   isLatest: boolean;
   inProgress: boolean;
   failed: boolean;
@@ -55,7 +58,7 @@ export function revisionSteps(r: Revision): { steps: TimelineStep[]; complete: b
   return { steps, complete: false };
 }
 
-type Pointers = Pick<Deployment, "latest_revision_id" | "active_revision_id">;
+type Pointers = Pick<Deployment, "latest_revision_id">;
 
 export function revisionTimeline(revisions: readonly Revision[], deployment: Pointers | undefined): TimelineRow[] {
   const newestFirst = [...revisions].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
@@ -76,7 +79,8 @@ export function revisionTimeline(revisions: readonly Revision[], deployment: Poi
       repoRef: rc.repo_ref ?? null,
       agentConfigPath: rc.agent_config_path ?? null,
       imageUri: rc.image_uri ?? null,
-      isActive: deployment?.active_revision_id === r.id,
+      isActive: r.is_active,
+      isSuperseded: r.superseded,
       isLatest,
       inProgress: isRevisionInProgress(r.status),
       failed: isRevisionFailed(r.status),

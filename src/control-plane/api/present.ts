@@ -1,8 +1,12 @@
 /** Stored deployments and revisions → the API's shapes (spec §2.1, reference §1.3). Pure. */
-import { maskSecrets, type Deployment, type Revision } from "../rules/index.js";
+import { maskSecrets, type Deployment, type Revision, type RevisionServing } from "../rules/index.js";
 import type { DeploymentRow, RevisionRow } from "../storage/deployments.js";
 
-export function presentRevision(r: RevisionRow): Revision & { status_reason: string | null; status_history: RevisionRow["status_history"] } {
+/** `serving` is derived from the deployment's active revision (rules/revision-status.ts), not stored with the revision. */
+export function presentRevision(
+  r: RevisionRow,
+  serving: RevisionServing,
+): Revision & { status_reason: string | null; status_history: RevisionRow["status_history"] } & RevisionServing {
   return {
     id: r.id,
     deployment_id: r.deployment_id,
@@ -15,6 +19,9 @@ export function presentRevision(r: RevisionRow): Revision & { status_reason: str
     status_reason: r.status_reason,
     // every status it went through, with when and why (oldest first): the console's timeline
     status_history: r.status_history,
+    // which DEPLOYED revision serves traffic and which it replaced (a replaced one keeps DEPLOYED)
+    is_active: serving.is_active,
+    superseded: serving.superseded,
   };
 }
 

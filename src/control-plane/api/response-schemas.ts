@@ -58,6 +58,10 @@ export const Revision = revisionSchema
   .extend({
     status_reason: z.string().nullable().describe("Why the revision failed or was skipped; the logs have the detail"),
     status_history: z.array(RevisionStatusChange).describe("Every status the revision went through, oldest first"),
+    is_active: z.boolean().describe("It is the deployment's active_revision_id: the revision serving traffic"),
+    superseded: z
+      .boolean()
+      .describe("It reached DEPLOYED (and keeps that status) but a newer revision serves traffic now: after a rollback, every older DEPLOYED revision"),
   })
   .meta({ id: "Revision" });
 export const RevisionList = listSchema(Revision).meta({ id: "RevisionList" });

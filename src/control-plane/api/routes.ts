@@ -139,7 +139,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
     { method: "get", path: "/v2/deployments/:deployment_id/revisions", tag: rtag, summary: "List revisions, newest first", uuidParams: ["deployment_id"], query: revisionListQuerySchema, response: Responses.RevisionList },
     async ({ params, query, res }) => {
       const rows = await deployments.revisions(tenantOf(res), params.deployment_id!, query);
-      return { resources: rows.map(presentRevision), offset: query.offset + rows.length };
+      return { resources: rows.map((r) => presentRevision(r, r.serving)), offset: query.offset + rows.length };
     },
   );
 
@@ -162,7 +162,7 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
         await new Promise((r) => setTimeout(r, Math.min(250, Math.max(0, until - Date.now()))));
         revision = await read();
       }
-      return presentRevision(revision);
+      return presentRevision(revision, revision.serving);
     },
   );
 
@@ -185,7 +185,8 @@ export function controlPlaneRoutes(router: ApiRouter, deps: ControlPlaneDeps): v
         return { next: plan.next, revision: revisionSnapshot(plan.next) };
       });
       hooks.revisionCreated?.(deployment, revision!, superseded);
-      return new Reply(201, presentRevision(revision!));
+      // just created, so the newest: it serves nothing yet and nothing replaced it
+      return new Reply(201, presentRevision(revision!, { is_active: false, superseded: false }));
     },
   );
 

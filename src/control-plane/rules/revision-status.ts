@@ -200,3 +200,28 @@ export function pickActiveRevision(revisions: readonly RevisionRef[], currentAct
   }
   return currentActiveId;
 }
+
+/** What a revision's row says about traffic, beside its status (which never changes once DEPLOYED). */
+export interface RevisionServing {
+  /** It is the deployment's `active_revision_id`: the one serving traffic. */
+  is_active: boolean;
+  /**
+   * It reached DEPLOYED and a newer revision took traffic over since (the upstream CLI shows such
+   * rows as "REPLACED"). After a rollback every revision of a deployment may read DEPLOYED; this
+   * tells the one serving apart from those it replaced.
+   */
+  superseded: boolean;
+}
+
+/**
+ * A revision's part in serving its deployment, from the active revision's id and position (`seq`,
+ * creation order). A DEPLOYED revision newer than the active one is not superseded: it is the
+ * moment before it takes over (pickActiveRevision moves traffic forward only).
+ */
+export function revisionServing(
+  revision: { id: string; seq: number; status: RevisionStatus },
+  active: { id: string; seq: number } | null,
+): RevisionServing {
+  const isActive = active !== null && revision.id === active.id;
+  return { is_active: isActive, superseded: !isActive && active !== null && revision.status === "DEPLOYED" && revision.seq < active.seq };
+}

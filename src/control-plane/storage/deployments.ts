@@ -14,12 +14,14 @@ import {
   encryptSecret,
   nextForSupersede,
   pickActiveRevision,
+  revisionServing,
   stampDeployingSince,
   transition,
   type DeploymentConfig,
   type DeploymentListQuery,
   type DeploymentStatus,
   type RevisionListQuery,
+  type RevisionServing,
   type RevisionSnapshot,
   type RevisionStatus,
   type Secret,
@@ -56,6 +58,13 @@ export interface RevisionRow {
   created_at: string;
   updated_at: string;
 }
+
+/** A revision as the API reads it: with its part in serving the deployment (derived, never stored). */
+export type RevisionView = RevisionRow & { serving: RevisionServing };
+
+// the deployment's active revision beside each revision row (`r`): its id and position
+const ACTIVE_JOIN = "JOIN cp_deployments d ON d.id = r.deployment_id LEFT JOIN cp_revisions a ON a.id = d.active_revision_id";
+const ACTIVE_COLUMNS = "a.id AS active_id, a.seq AS active_seq";
 
 export interface StatusChange {
   status: RevisionStatus;
@@ -283,20 +292,32 @@ export class DeploymentStore {
     return new Map(rows.map((r) => [r.deployment_id as string, this.toRevision(r)]));
   }
 
-  async revisions(tenantId: string, deploymentId: string, q: RevisionListQuery): Promise<RevisionRow[]> {
+  async revisions(tenantId: string, deploymentId: string, q: RevisionListQuery): Promise<RevisionView[]> {
     await this.get(tenantId, deploymentId);
     const { rows } = await this.pool.query(
-      `SELECT * FROM cp_revisions WHERE tenant_id = $1 AND deployment_id = $2 AND ($3::text[] IS NULL OR status = ANY($3::text[]))
-       ORDER BY seq DESC LIMIT $4 OFFSET $5`,
+      `SELECT r.*, ${ACTIVE_COLUMNS} FROM cp_revisions r ${ACTIVE_JOIN}
+       WHERE r.tenant_id = $1 AND r.deployment_id = $2 AND ($3::text[] IS NULL OR r.status = ANY($3::text[]))
+       ORDER BY r.seq DESC LIMIT $4 OFFSET $5`,
       [tenantId, deploymentId, q.status?.length ? q.status : null, q.limit, q.offset],
     );
-    return rows.map((r) => this.toRevision(r));
+    return rows.map((r) => this.toRevisionView(r));
   }
 
-  async revision(tenantId: string, deploymentId: string, revisionId: string): Promise<RevisionRow> {
-    const { rows } = await this.pool.query("SELECT * FROM cp_revisions WHERE tenant_id = $1 AND deployment_id = $2 AND id = $3", [tenantId, deploymentId, revisionId]);
+  async revision(tenantId: string, deploymentId: string, revisionId: string): Promise<RevisionView> {
+    const { rows } = await this.pool.query(`SELECT r.*, ${ACTIVE_COLUMNS} FROM cp_revisions r ${ACTIVE_JOIN} WHERE r.tenant_id = $1 AND r.deployment_id = $2 AND r.id = $3`, [
+      tenantId,
+      deploymentId,
+      revisionId,
+    ]);
     if (!rows[0]) throw new NotFoundError(`Revision ID ${revisionId} not found.`);
-    return this.toRevision(rows[0]);
+    return this.toRevisionView(rows[0]);
+  }
+
+  /** A revision read with its deployment's active revision, in one statement (so status and pointer agree). */
+  private toRevisionView(r: Record<string, any>): RevisionView {
+    const { active_id, active_seq, ...row } = r;
+    const revision = this.toRevision(row);
+    return { ...revision, serving: revisionServing(revision, active_id ? { id: active_id as string, seq: Number(active_seq) } : null) };
   }
 
   /**
