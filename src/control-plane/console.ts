@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
-import { CONSOLE_ROUTE_PREFIXES } from "../shared/console-routes.js";
+import { CONSOLE_ROUTE_PREFIXES, CONSOLE_TRACING_HOME } from "../shared/console-routes.js";
 import type { Logger } from "../shared/logging.js";
 
 export const CONSOLE_CSP = [
@@ -59,6 +59,14 @@ export function consoleRouter(dir: string, logger: Logger): express.Router {
   };
   router.get("/", sendIndex);
   for (const prefix of CONSOLE_ROUTE_PREFIXES) router.get([prefix, `${prefix}/*rest`], sendIndex);
+  // `/tracing` is the tracing API's root, which has no resource of its own; a person who types it
+  // (the console calls that section "Tracing") is sent to the console's tracing pages. API clients
+  // keep the API's answer: only a request that prefers HTML over JSON (a browser) is redirected.
+  router.get("/tracing", (req, res, next) => {
+    res.vary("Accept");
+    if (req.accepts(["application/json", "text/html"]) !== "text/html") return next();
+    res.redirect(302, CONSOLE_TRACING_HOME);
+  });
   if (built) {
     const assets = path.join(dir, "assets");
     router.use("/assets", precompressed(assets));

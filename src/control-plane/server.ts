@@ -113,9 +113,10 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
     app.disable("x-powered-by");
     app.set("etag", false);
     app.set("query parser", "extended");
-    app.use("/tracing", tracing.router);
-    // the console's pages and assets first: its paths never overlap the APIs'
+    // the console's pages and assets first: its paths never overlap the APIs' (a browser opening the
+    // bare /tracing, which the tracing API has no answer for, is sent to the console's tracing pages)
     app.use(consoleRouter(settings.consoleDir ?? defaultConsoleDir(), logger));
+    app.use("/tracing", tracing.router);
     app.use(controlPlane.router);
     server = createServer(app);
     await listen(server, settings.port, settings.host);

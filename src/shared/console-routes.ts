@@ -4,3 +4,6 @@
  * lands on the right page). The APIs live under /v1, /v2 and /tracing, which none of these touch.
  */
 export const CONSOLE_ROUTE_PREFIXES = ["/sign-in", "/deployments", "/projects", "/traces", "/prices"] as const;
+
+/** The console's tracing section (its "Tracing" link): where a browser opening `/tracing` is sent. */
+export const CONSOLE_TRACING_HOME = "/projects";

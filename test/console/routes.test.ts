@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { paths } from "../../src/console/routes";
-import { CONSOLE_ROUTE_PREFIXES } from "../../src/shared/console-routes";
+import { CONSOLE_ROUTE_PREFIXES, CONSOLE_TRACING_HOME } from "../../src/shared/console-routes";
 
 const served = (p: string) => CONSOLE_ROUTE_PREFIXES.some((prefix) => p === prefix || p.startsWith(`${prefix}/`) || p.startsWith(`${prefix}?`));
 
@@ -15,6 +15,12 @@ describe("console routes", () => {
     const links = Object.values(paths).map((p) => (typeof p === "string" ? p : p("id-1", "id-2")));
     expect(links.length).toBeGreaterThan(5);
     expect(links.filter((l) => !served(l))).toEqual([]);
+  });
+
+  it("sends /tracing (for browsers) to the page the console's Tracing link opens", () => {
+    expect(CONSOLE_TRACING_HOME).toBe(paths.projects);
+    const layout = readFileSync(new URL("../../src/console/components/Layout.tsx", import.meta.url), "utf8");
+    expect(layout).toContain("<NavLink to={paths.projects}>Tracing</NavLink>");
   });
 
   it("declares only routes under those prefixes", () => {

@@ -101,6 +101,31 @@ describe("the console's static files", () => {
     expect(await missing.json()).toHaveProperty("detail");
   });
 
+  it("sends a browser opening /tracing to the console's tracing pages; API clients keep the API's answer", async () => {
+    const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
+    for (const p of ["/tracing", "/tracing/"]) {
+      const res = await fetch(`${dev.url}${p}`, { headers: { accept: browser }, redirect: "manual" });
+      expect(res.status, p).toBe(302);
+      expect(res.headers.get("location"), p).toBe("/projects");
+      expect(res.headers.get("vary"), p).toMatch(/accept/i);
+      // followed, it is the console's page
+      const page = await fetch(`${dev.url}${p}`, { headers: { accept: browser } });
+      expect(page.url, p).toBe(`${dev.url}/projects`);
+      expect(await page.text(), p).toBe(INDEX);
+    }
+    // curl (*/*), no Accept at all, and JSON clients: the API's own 404 in its documented shape
+    for (const accept of ["*/*", undefined, "application/json"]) {
+      const res = await fetch(`${dev.url}/tracing`, { headers: accept ? { accept } : {}, redirect: "manual" });
+      expect(res.status, accept).toBe(404);
+      expect(res.headers.get("content-type"), accept).toMatch(/json/);
+      expect(await res.json(), accept).toHaveProperty("detail");
+    }
+    // the API under /tracing is untouched for browsers too
+    const info = await fetch(`${dev.url}/tracing/info`, { headers: { accept: browser } });
+    expect(info.status).toBe(200);
+    expect(info.headers.get("content-type")).toMatch(/json/);
+  });
+
   it("tells who a key acts for (the console's sign-in)", async () => {
     const me = await fetch(`${dev.url}/v2/whoami`, { headers: { "x-api-key": dev.adminKey } });
     expect(me.status).toBe(200);
