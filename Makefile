@@ -1,5 +1,6 @@
 # Berth — common tasks. `make dev` and `make test` are the README's quick start.
 NODE_MODULES := node_modules/.package-lock.json
+BUILD_STAMP := dist/.build-stamp
 
 .PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
 
@@ -8,6 +9,7 @@ $(NODE_MODULES): package-lock.json
 	@touch $@
 
 ## Everything on one machine (control plane, tracing, local runtime) on embedded defaults: http://127.0.0.1:8080
+## (builds dist/ first if a source changed)
 dev: build
 	node bin/berth.js dev
 
@@ -23,9 +25,16 @@ test: $(NODE_MODULES)
 typecheck: $(NODE_MODULES)
 	npm run typecheck --silent
 
-## Compile to dist/ (what the container image runs).
-build: $(NODE_MODULES)
+## Compile to dist/ (what the container image runs), only when something it is built from changed.
+build: $(BUILD_STAMP)
+
+# dist/ is current when its stamp is newer than everything the build reads: the sources and the
+# console's (a deleted file changes its directory's time, hence the directories too), the lockfile
+# through node_modules, and the compiler and bundler configuration. `make dev` restarts in seconds.
+BUILD_INPUTS := $(shell find src -type f -o -type d) package.json tsconfig.json tsconfig.build.json
+$(BUILD_STAMP): $(NODE_MODULES) $(BUILD_INPUTS)
 	npm run build --silent
+	@touch $@
 
 ## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default.
 bench: build
