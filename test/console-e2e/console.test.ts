@@ -146,10 +146,27 @@ describe.skipIf(!availability.ok)("web console in Chromium", () => {
     await page.getByRole("tab", { name: "Build log" }).click();
     await visible(page.getByRole("log").getByText(/cloning/), UI_TIMEOUT);
     await screenshot(page, "04b-deployment-build-log");
-  }, DEPLOY_TIMEOUT + 30_000);
+
+    // a second revision deployed: both read DEPLOYED, the timeline tells the serving one from the one it superseded
+    const first: string = created.body.latest_revision_id;
+    const second = (await api("POST", `/v2/deployments/${id}/revisions`, {})).body;
+    expect((await api("GET", `/v2/deployments/${id}/revisions/${second.id}?wait=${DEPLOY_TIMEOUT / 1000}`)).body.status).toBe("DEPLOYED");
+    await go(`/deployments/${id}`);
+    const rows = await visible(page.getByRole("table", { name: "Revisions" }));
+    const newer = rows.locator(`[data-revision-id="${second.id}"]`);
+    const older = rows.locator(`[data-revision-id="${first}"]`);
+    await visible(newer.getByText("active", { exact: true }));
+    await visible(older.getByText("superseded", { exact: true }));
+    expect(await older.getByText("DEPLOYED", { exact: true }).count()).toBeGreaterThan(0);
+    expect(await older.getByText("active", { exact: true }).count()).toBe(0);
+    expect(await newer.getByText("superseded", { exact: true }).count()).toBe(0);
+    await screenshot(page, "04c-deployment-superseded-revision");
+  }, 2 * DEPLOY_TIMEOUT + 30_000);
 
   it("lists the tracing project and its traces", async () => {
-    await go("/projects");
+    // typed as the console names the section: /tracing (the API's root) brings a browser to the projects
+    await go("/tracing");
+    await page.waitForURL(/\/projects$/, { timeout: UI_TIMEOUT });
     await (await visible(page.getByRole("link", { name: PROJECT }))).click();
     await page.waitForURL(new RegExp(`/projects/${projectId}`), { timeout: UI_TIMEOUT });
     const table = await visible(page.getByRole("table"));
