@@ -23,7 +23,8 @@ async function rpc(url: string, body: unknown, raw = false) {
 describeBackends("A2A", (backend) => {
   let server: TestServer;
   let client: A2AClient;
-  serverForSuite(backend, (s) => (server = s));
+  // the webhook receivers listen on loopback, which the outbound policy refuses unless allowed
+  serverForSuite(backend, (s) => (server = s), { allowPrivateWebhooks: "127.0.0.1" });
   beforeAll(async () => {
     client = await A2AClient.fromCardUrl(`${server.url}/.well-known/agent-card.json?assistant_id=chat`);
   });
