@@ -77,6 +77,11 @@ describe("berth dev: keyless access from this machine", () => {
     expect(res.status).toBe(415);
     expect(res.body.detail).toMatch(/application\/json/);
     expect(await keyNames()).not.toContain("plain");
+    const run = { id: "6a1f0d43-8c38-4f5e-9d7b-0d3c3d6f7a11", trace_id: "6a1f0d43-8c38-4f5e-9d7b-0d3c3d6f7a11", dotted_order: "20260101T000000000000Z6a1f0d43-8c38-4f5e-9d7b-0d3c3d6f7a11", name: "plain", run_type: "chain", start_time: "2026-01-01T00:00:00Z", session_name: "plain-text" };
+    expect((await raw(`${dev.url}/tracing/runs/batch`, "POST", { host, "content-type": "text/plain" }, JSON.stringify({ post: [run] }))).status).toBe(415);
+    expect((await raw(`${dev.url}/tracing/runs`, "POST", { host, "content-type": "text/plain" }, JSON.stringify(run))).status).toBe(415);
+    const projects = await raw(`${dev.url}/tracing/projects`, "GET", { host });
+    expect(JSON.stringify(projects.body)).not.toContain("plain-text");
   });
 
   it("a forwarded request is remote: it needs a key", async () => {
