@@ -11,8 +11,8 @@ export type AuthMode = "required" | "loopback-open";
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
 /**
- * A request from this machine that no proxy forwarded (a forwarded one is remote: it needs a key). A reverse proxy on loopback would make
- * every outside request look local, so a forwarding header disqualifies it.
+ * A request from this machine that no proxy forwarded. A reverse proxy on loopback would make
+ * every outside request look local, so a forwarding header makes it remote: it needs a key.
  */
 export function isLoopbackRequest(req: Request): boolean {
   return LOOPBACK.has(req.socket.remoteAddress ?? "") && req.headers["x-forwarded-for"] === undefined && req.headers.forwarded === undefined;
