@@ -300,7 +300,7 @@ describe("A2A disabled with http.disable_a2a", () => {
   it("answers 404 on every A2A route, and /info says so", async () => {
     expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(404);
     expect((await fetch(`${server.url}/a2a/chat`)).status).toBe(404);
-    expect((await fetch(`${server.url}/a2a/chat`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect((await fetch(`${server.url}/a2a/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(404);
     expect(((await (await fetch(`${server.url}/info`)).json()) as { flags: { a2a: boolean } }).flags.a2a).toBe(false);
   });
 });
