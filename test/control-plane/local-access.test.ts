@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveControlPlaneSettings } from "../../src/control-plane/settings.js";
 import { startControlPlaneServer, type ControlPlaneServerHandle } from "../../src/control-plane/server.js";
+import { localRequestProblem } from "../../src/shared/local-access.js";
 import { silentLogger } from "../../src/shared/logging.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -30,6 +31,25 @@ function raw(url: string, method: string, headers: Record<string, string>, body?
 }
 
 const JSON_TYPE = { "content-type": "application/json" };
+
+describe("which Host and Origin name this machine", () => {
+  it("accepts local names and addresses; refuses look-alikes", () => {
+    for (const host of ["localhost", "localhost:8080", "127.0.0.1:8080", "127.0.0.2", "[::1]:8080", "app.localhost:5173", "LOCALHOST.", undefined]) {
+      expect(localRequestProblem({ host }), String(host)).toBeUndefined();
+    }
+    for (const host of ["rebind.attacker.example", "localhost.attacker.example", "127.0.0.1.nip.io", "127.0.0.1@evil.example", "10.0.0.5:8080", "", "[::2]"]) {
+      expect(localRequestProblem({ host })?.status, host).toBe(421);
+    }
+    expect(localRequestProblem({ host: "10.0.0.5:8080" }, { localAddress: "10.0.0.5" })).toBeUndefined();
+    for (const origin of ["http://localhost:5173", "http://127.0.0.1:8080", "http://[::1]:8080", "https://berth.localhost"]) {
+      expect(localRequestProblem({ host: "127.0.0.1:8080", origin }), origin).toBeUndefined();
+    }
+    for (const origin of ["http://evil.example", "null", "http://localhost.evil.example", "file://"]) {
+      expect(localRequestProblem({ host: "127.0.0.1:8080", origin })?.status, origin).toBe(403);
+    }
+    expect(localRequestProblem({ host: "127.0.0.1:8080", origin: "https://studio.example" }, { allowedOrigins: (o) => o === "https://studio.example" })).toBeUndefined();
+  });
+});
 
 describe("berth dev: keyless access from this machine", () => {
   let dir: string;
