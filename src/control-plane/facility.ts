@@ -7,6 +7,7 @@ import path from "node:path";
 import type express from "express";
 import type pg from "pg";
 import { AuthService, authMigrations, jwtVerifier, type AuthMode, type JwtSettings } from "../shared/auth/index.js";
+import type { FailureLimits } from "../shared/auth/failures.js";
 import { migrateComponents } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
 import { createControlPlaneRouter } from "./api/app.js";
@@ -27,6 +28,8 @@ export interface ControlPlaneOptions {
   hooks?: ControlPlaneHooks;
   /** Bearer JWT verification (JWKS URL, public key or secret); off when unset. */
   jwt?: JwtSettings;
+  /** Failed authentication attempts per client and window before 429. */
+  authFailures?: Partial<FailureLimits>;
 }
 
 export interface ControlPlane {
@@ -54,7 +57,7 @@ export async function openControlPlane(pool: pg.Pool, options: ControlPlaneOptio
     ["auth", authMigrations],
     ["control-plane", controlPlaneMigrations],
   ]);
-  const auth = new AuthService(pool);
+  const auth = new AuthService(pool, { failures: options.authFailures });
   await auth.ensureDefaultTenant();
   const keys = secretsKeys(options);
   const deployments = new DeploymentStore(pool, keys);

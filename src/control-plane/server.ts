@@ -7,6 +7,7 @@
  *   runtime (no local runtime).
  * Creating a deployment creates its tracing project; deployments trace to it with project = their name.
  */
+import { failureLimits } from "../shared/auth/failures.js";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -84,13 +85,14 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
     const admin = adminKeyOf(settings);
     const tracing = await openTracingFacility(
       db.pool,
-      { ...TRACING_DEFAULTS, maxBodyBytes: TRACING_DEFAULTS.maxBodyBytes, apiKey: admin.key, authMode, embedded: db.embedded },
+      { ...TRACING_DEFAULTS, maxBodyBytes: TRACING_DEFAULTS.maxBodyBytes, apiKey: admin.key, authMode, embedded: db.embedded, authMaxFailures: settings.authMaxFailures, authFailureWindowSeconds: settings.authFailureWindowSeconds },
       logger,
     );
     cp = await openControlPlane(
       db.pool,
       {
         authMode,
+        authFailures: failureLimits(settings),
         embedded: db.embedded,
         dataDir: settings.dataDir,
         secretsKeys: settings.secretsKeys?.split(",").map((k) => k.trim()).filter(Boolean),

@@ -26,6 +26,9 @@ export const controlPlaneSettingsSchema = z.object({
   /** An admin key for the default tenant (else the embedded mode generates and prints one). */
   apiKey: z.string().min(16, "must be at least 16 characters").optional(),
   authMode: z.enum(["required", "loopback-open"]).optional(),
+  /** Failed authentication attempts per client and window before 429 (0: no limit). */
+  authMaxFailures: int(0, 1_000_000).optional(),
+  authFailureWindowSeconds: int(1, 86_400).optional(),
   /** Seconds a revision may take to become healthy before DEPLOY_FAILED. */
   deployDeadlineSeconds: z.coerce.number().positive("must be positive"),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
@@ -103,6 +106,8 @@ export const CONTROL_PLANE_ENV_NAMES: Record<keyof z.output<typeof controlPlaneS
   secretsKeys: ["BERTH_SECRETS_KEY"],
   apiKey: ["BERTH_API_KEY"],
   authMode: ["BERTH_AUTH_MODE"],
+  authMaxFailures: ["BERTH_AUTH_MAX_FAILURES"],
+  authFailureWindowSeconds: ["BERTH_AUTH_FAILURE_WINDOW_SECONDS"],
   deployDeadlineSeconds: ["BERTH_DEPLOY_DEADLINE_SECONDS"],
   logLevel: ["LOG_LEVEL"],
   k8s: ["BERTH_K8S"],

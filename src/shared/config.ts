@@ -3,6 +3,7 @@
  * environment. A bad value stops start-up with a message naming the variable or flag.
  */
 import { z } from "zod";
+import { parseOutboundPolicy } from "./outbound.js";
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -46,6 +47,20 @@ export const agentServerSettingsSchema = z.object({
   streamEventTtlSeconds: z.coerce.number().positive("must be positive"),
   heartbeatSeconds: z.coerce.number().positive("must be positive"),
   corsAllowOrigins: z.string().optional(),
+  /**
+   * Which non-public addresses run webhooks and A2A push notifications may reach: unset/`false`
+   * (none), `true` (all), or a comma-separated list of addresses and CIDR ranges.
+   */
+  allowPrivateWebhooks: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        parseOutboundPolicy(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
 });
 export type AgentServerSettings = z.infer<typeof agentServerSettingsSchema>;
@@ -70,6 +85,7 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   streamEventTtlSeconds: ["RESUMABLE_STREAM_TTL_SECONDS"],
   heartbeatSeconds: ["BERTH_SSE_HEARTBEAT_SECONDS"],
   corsAllowOrigins: ["CORS_ALLOW_ORIGINS"],
+  allowPrivateWebhooks: ["BERTH_ALLOW_PRIVATE_WEBHOOKS"],
   logLevel: ["LOG_LEVEL"],
 };
 

@@ -294,23 +294,29 @@ function queryParameters(schema: z.ZodType): Record<string, unknown>[] {
 }
 
 /**
- * Body parsing: JSON (also when sent as text/plain, as LangGraph Studio does). Other content types
- * on a request with a body get 415. Limits come from settings.
+ * Body parsing: JSON, for `application/json` and `application/*+json` bodies; other content types
+ * on a request with a body get 415. `text/plain` is read as JSON only where `textPlainAsJson` is
+ * set (an agent server reachable from outside this machine, for browser tools that send it to
+ * skip the CORS preflight): a plain-text POST is what any web page can send to a local server
+ * without asking, so keyless local servers never take one.
  */
-export function jsonBody(maxBytes: number): express.RequestHandler[] {
-  const parse = express.json({ limit: maxBytes, type: ["application/json", "application/*+json", "text/plain"], strict: false });
-  return [
-    (req, _res, next) => {
-      const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
-      const type = req.headers["content-type"];
-      if (hasBody && type && !/^(application\/(.+\+)?json|text\/plain)\b/i.test(type)) {
-        next(new ApiError(415, `unsupported content type "${type}": send application/json`));
-        return;
-      }
-      next();
-    },
-    parse,
-  ];
+export function jsonBody(maxBytes: number, options: { textPlainAsJson?: boolean } = {}): express.RequestHandler[] {
+  const types = ["application/json", "application/*+json", ...(options.textPlainAsJson ? ["text/plain"] : [])];
+  return [jsonContentTypeOnly(options), express.json({ limit: maxBytes, type: types, strict: false })];
+}
+
+/** 415 for a request whose body is not JSON (see `jsonBody`). */
+export function jsonContentTypeOnly(options: { textPlainAsJson?: boolean } = {}): express.RequestHandler {
+  const accepted = options.textPlainAsJson ? /^(application\/([^;\s]+\+)?json|text\/plain)\s*(;|$)/i : /^application\/([^;\s]+\+)?json\s*(;|$)/i;
+  return (req, _res, next) => {
+    const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+    const type = req.headers["content-type"];
+    if (hasBody && !(type && accepted.test(type))) {
+      next(new ApiError(415, type ? `unsupported content type "${type}": send application/json` : "the request has a body but no Content-Type: send application/json"));
+      return;
+    }
+    next();
+  };
 }
 
 /** Render every error in the one `{detail}` shape. Must be mounted last. */

@@ -8,6 +8,7 @@ import { AuthService, authMigrations, type AuthMode } from "../shared/auth/index
 import { migrateComponents } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
 import { createTracingRouter } from "./api/app.js";
+import { failureLimits } from "../shared/auth/failures.js";
 import { IngestService } from "./ingest/service.js";
 import { QueryService } from "./query/service.js";
 import type { TracingSettings } from "./settings.js";
@@ -25,7 +26,8 @@ export interface TracingFacility {
   auth: AuthService;
 }
 
-export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> & {
+export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> &
+  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds">> & {
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
@@ -36,7 +38,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     ["auth", authMigrations],
     ["tracing", tracingMigrations],
   ]);
-  const auth = new AuthService(pool);
+  const auth = new AuthService(pool, { failures: failureLimits(options) });
   await auth.ensureDefaultTenant();
   if (options.apiKey) await auth.addKey(options.apiKey, undefined, "BERTH_API_KEY");
   const projects = new ProjectStore(pool);

@@ -20,6 +20,9 @@ export const tracingSettingsSchema = z.object({
    * `required`: every request carries `X-Api-Key`.
    */
   authMode: z.enum(AUTH_MODES).optional(),
+  /** Failed authentication attempts per client and window before 429 (0: no limit). */
+  authMaxFailures: int(0).optional(),
+  authFailureWindowSeconds: int(1).optional(),
   /** An API key accepted for the default tenant (created on start), e.g. from a Kubernetes Secret. */
   apiKey: z.string().min(16, "must be at least 16 characters").optional(),
   /** Largest ingest request body, uncompressed (advertised in `/info`). */
@@ -42,6 +45,8 @@ const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
   databaseUri: ["DATABASE_URI", "POSTGRES_URI"],
   authMode: ["BERTH_AUTH_MODE"],
   apiKey: ["BERTH_API_KEY"],
+  authMaxFailures: ["BERTH_AUTH_MAX_FAILURES"],
+  authFailureWindowSeconds: ["BERTH_AUTH_FAILURE_WINDOW_SECONDS"],
   maxBodyBytes: ["BERTH_TRACING_MAX_BODY_BYTES"],
   maxStringBytes: ["BERTH_TRACING_MAX_STRING_BYTES"],
   mediaThresholdBytes: ["BERTH_TRACING_MEDIA_THRESHOLD_BYTES"],

@@ -67,7 +67,8 @@ describeBackends("A2A through the 1.x client (v0.3 compatibility)", (backend) =>
 
 describeBackends("A2A through the 1.x client, v1.0 dialect", (backend) => {
   let server: TestServer;
-  serverForSuite(backend, (s) => (server = s));
+  // the push configs name loopback receivers, which the outbound policy refuses unless allowed
+  serverForSuite(backend, (s) => (server = s), { allowPrivateWebhooks: "127.0.0.1" });
   // the default factory speaks v1.0 only: it finds the v1.0 interface in the card's supportedInterfaces
   const clientFor = (assistant: string): Promise<Client> => new ClientFactory().createFromUrl(server.url, `/a2a/${assistant}/.well-known/agent-card.json`);
 

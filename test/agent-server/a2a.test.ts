@@ -23,7 +23,8 @@ async function rpc(url: string, body: unknown, raw = false) {
 describeBackends("A2A", (backend) => {
   let server: TestServer;
   let client: A2AClient;
-  serverForSuite(backend, (s) => (server = s));
+  // the webhook receivers listen on loopback, which the outbound policy refuses unless allowed
+  serverForSuite(backend, (s) => (server = s), { allowPrivateWebhooks: "127.0.0.1" });
   beforeAll(async () => {
     client = await A2AClient.fromCardUrl(`${server.url}/.well-known/agent-card.json?assistant_id=chat`);
   });
@@ -299,7 +300,7 @@ describe("A2A disabled with http.disable_a2a", () => {
   it("answers 404 on every A2A route, and /info says so", async () => {
     expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(404);
     expect((await fetch(`${server.url}/a2a/chat`)).status).toBe(404);
-    expect((await fetch(`${server.url}/a2a/chat`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect((await fetch(`${server.url}/a2a/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(404);
     expect(((await (await fetch(`${server.url}/info`)).json()) as { flags: { a2a: boolean } }).flags.a2a).toBe(false);
   });
 });

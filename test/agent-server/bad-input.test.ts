@@ -81,7 +81,8 @@ describeBackends("bad input", (backend: Backend) => {
   let small: TestServer;
   let threadId: string;
   beforeAll(async () => {
-    [server, small] = await Promise.all([startTestServer(backend), startTestServer(backend, { maxBodyBytes: 2048 })]);
+    // `small` listens beyond loopback, where text/plain bodies are read as JSON (see jsonBody)
+    [server, small] = await Promise.all([startTestServer(backend), startTestServer(backend, { maxBodyBytes: 2048, host: "0.0.0.0" })]);
     threadId = (await server.client.threads.create()).thread_id;
   });
   afterAll(async () => {
@@ -278,14 +279,17 @@ describeBackends("bad input", (backend: Backend) => {
         expect(typeof res.body.detail).toBe("string");
         expect(res.body.detail.toLowerCase()).toContain("json");
       }
-      const plain = await call(server, "POST", "/threads", { body: "{nope", contentType: "text/plain" });
+      const plain = await call(small, "POST", "/threads", { body: "{nope", contentType: "text/plain" });
       expect(plain.status).toBe(400);
     });
 
-    it("JSON sent as text/plain (as LangGraph Studio does) is accepted", async () => {
-      const res = await call(server, "POST", "/threads", { body: JSON.stringify({ metadata: { via: "text" } }), contentType: "text/plain;charset=UTF-8" });
+    it("JSON sent as text/plain (as LangGraph Studio does) is accepted beyond loopback, refused (415) on loopback", async () => {
+      const res = await call(small, "POST", "/threads", { body: JSON.stringify({ metadata: { via: "text" } }), contentType: "text/plain;charset=UTF-8" });
       expect(res.status).toBe(200);
       expect(res.body.metadata).toEqual({ via: "text" });
+      // a keyless server on loopback: a plain-text POST is what any web page may send it unasked
+      const local = await call(server, "POST", "/threads", { body: JSON.stringify({ metadata: { via: "text" } }), contentType: "text/plain;charset=UTF-8" });
+      expect(local.status).toBe(415);
     });
 
     it("wrong content type → 415", async () => {

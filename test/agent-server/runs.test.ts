@@ -46,7 +46,8 @@ async function expectStatus(p: Promise<unknown>, status: number): Promise<void> 
 describeBackends("runs", (backend) => {
   let server: TestServer;
   let client: Client;
-  serverForSuite(backend, (s) => ((server = s), (client = s.client)));
+  // the webhook receivers listen on loopback, which the outbound policy refuses unless allowed
+  serverForSuite(backend, (s) => ((server = s), (client = s.client)), { allowPrivateWebhooks: "127.0.0.1" });
 
   it("create answers a pending run with a Content-Location header the SDK understands", async () => {
     const thread = await client.threads.create();

@@ -12,7 +12,8 @@ import type { AgentServerContext } from "../context.js";
 import { hasMessagesKey } from "../graphs/schemas.js";
 import type { RunService } from "../runs/service.js";
 import { runEvents } from "../runs/stream.js";
-import { deliverWebhook } from "../runs/webhooks.js";
+import { deliverWebhook, webhookPolicy } from "../runs/webhooks.js";
+import { outboundUrlProblem } from "../../shared/outbound.js";
 import { A2AError } from "./jsonrpc.js";
 import type { DoneMessage } from "../runs/channels.js";
 import { isTerminal } from "../runs/rules.js";
@@ -165,6 +166,7 @@ export class A2AService {
   /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
   async send(assistantIdOrGraph: string, rawParams: unknown) {
     const params = parse(sendParamsSchema, rawParams);
+    await this.checkPushUrl(params.configuration?.pushNotificationConfig?.url);
     // a non-blocking sender may resubscribe later and would want the token updates
     const { task, stored } = await this.start(assistantIdOrGraph, params, params.configuration?.blocking === false);
     if (params.configuration?.blocking === false) {
@@ -182,6 +184,7 @@ export class A2AService {
    */
   async *stream(assistantIdOrGraph: string, rawParams: unknown, signal: AbortSignal): AsyncGenerator<unknown> {
     const params = parse(sendParamsSchema, rawParams);
+    await this.checkPushUrl(params.configuration?.pushNotificationConfig?.url);
     const { task, stored } = await this.start(assistantIdOrGraph, params, true);
     await stored;
     yield await this.view(task, params.configuration?.historyLength);
@@ -357,7 +360,16 @@ export class A2AService {
 
   // ---- push notifications ----------------------------------------------------------------------
 
+  /** Refuse a push URL the outbound policy refuses now (checked again on delivery: DNS may change). */
+  private async checkPushUrl(url: string | undefined): Promise<void> {
+    if (!url) return;
+    const problem = await outboundUrlProblem(url, webhookPolicy(this.ctx.settings));
+    if (problem) throw new A2AError("invalidParams", `pushNotificationConfig.url not allowed: ${problem}`);
+  }
+
   private async savePushConfig(taskId: string, cfg: z.infer<typeof pushConfigSchema>) {
+    // checked again on delivery: DNS may change in between
+    await this.checkPushUrl(cfg.url);
     const id = cfg.id ?? randomUUID();
     await this.ctx.pool.query(
       `INSERT INTO a2a_push_configs (task_id, config_id, url, token, authentication) VALUES ($1, $2, $3, $4, $5)
@@ -427,7 +439,7 @@ export class A2AService {
       const body = await this.view(task);
       await Promise.all(
         configs.map((c) =>
-          deliverWebhook(c.url, body, this.ctx.logger, { headers: c.token ? { "X-A2A-Notification-Token": c.token } : {} }),
+          deliverWebhook(c.url, body, this.ctx.logger, { headers: c.token ? { "X-A2A-Notification-Token": c.token } : {}, policy: webhookPolicy(this.ctx.settings) }),
         ),
       );
     } catch (err) {

@@ -1,6 +1,7 @@
 /** The agent server's express app: every route group, CORS, body parsing and error rendering. */
 import express from "express";
-import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
+import { ApiRouter, errorHandler, jsonBody, jsonContentTypeOnly, notFoundHandler } from "../../shared/http.js";
+import { isLoopbackListenHost, localOnly } from "../../shared/local-access.js";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { mountA2A } from "../a2a/routes.js";
@@ -18,10 +19,28 @@ export interface AppExtension {
   (app: express.Express, ctx: AgentServerContext): void;
 }
 
-function cors(ctx: AgentServerContext): express.RequestHandler {
+/** The origins the operator listed (CORS_ALLOW_ORIGINS, or http.cors in langgraph.json). */
+function configuredOrigins(ctx: AgentServerContext): { allowed: string[]; originRe?: RegExp } {
   const cfg = ctx.config.raw.http?.cors;
   const allowed = ctx.settings.corsAllowOrigins?.split(",").map((s) => s.trim()) ?? cfg?.allow_origins ?? ["*"];
-  const originRe = cfg?.allow_origin_regex ? new RegExp(cfg.allow_origin_regex) : undefined;
+  return { allowed, originRe: cfg?.allow_origin_regex ? new RegExp(cfg.allow_origin_regex) : undefined };
+}
+
+/**
+ * An agent server listening on loopback has no keys: every request from this machine is trusted,
+ * so browsers' requests are held to pages on this machine (see src/shared/local-access.ts) and to
+ * JSON bodies. Origins the operator listed by name pass too (a hosted studio, say); the default
+ * `*` does not count.
+ */
+function loopbackGuard(ctx: AgentServerContext): express.RequestHandler[] {
+  const { allowed, originRe } = configuredOrigins(ctx);
+  const listed = (origin: string) => allowed.includes(origin) || Boolean(originRe?.test(origin));
+  return [localOnly(listed), jsonContentTypeOnly()];
+}
+
+function cors(ctx: AgentServerContext): express.RequestHandler {
+  const cfg = ctx.config.raw.http?.cors;
+  const { allowed, originRe } = configuredOrigins(ctx);
   return (req, res, next) => {
     const origin = req.header("origin");
     if (origin && (allowed.includes("*") || allowed.includes(origin) || originRe?.test(origin))) {
@@ -49,10 +68,12 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "extended");
+  const loopback = isLoopbackListenHost(ctx.settings.host);
+  if (loopback) app.use(loopbackGuard(ctx));
   app.use(cors(ctx));
   // A2A reads its own bodies: a JSON-RPC client gets a JSON-RPC error even for unparseable JSON.
   if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
-  app.use(jsonBody(ctx.settings.maxBodyBytes));
+  app.use(jsonBody(ctx.settings.maxBodyBytes, { textPlainAsJson: !loopback }));
 
   const router = new ApiRouter();
   const http = ctx.config.raw.http ?? {};

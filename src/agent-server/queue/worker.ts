@@ -13,7 +13,7 @@ import type { AgentServerContext } from "../context.js";
 import { type CancelMessage } from "../runs/channels.js";
 import { executeRun, type ExecutionSummary } from "../runs/execute.js";
 import { runStatusFor, withInterrupts, type ExecutionOutcome } from "../runs/rules.js";
-import { deliverWebhook } from "../runs/webhooks.js";
+import { deliverWebhook, webhookPolicy } from "../runs/webhooks.js";
 import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
@@ -277,7 +277,7 @@ export class QueueWorker {
       values,
       error: error ?? null,
     };
-    const ok = await deliverWebhook(run.webhook!, payload, this.ctx.logger);
+    const ok = await deliverWebhook(run.webhook!, payload, this.ctx.logger, { policy: webhookPolicy(this.ctx.settings) });
     if (ok) await this.ctx.runs.markWebhookSent(run.run_id).catch(() => undefined);
   }
 

@@ -1,8 +1,27 @@
 /**
  * Webhooks: when a run with `webhook` ends, its record is POSTed there. Failed deliveries (network
- * errors, 5xx, 429) are retried with exponential backoff; 4xx answers are final.
+ * errors, 5xx, 429) are retried with exponential backoff; 4xx and 3xx answers are final (redirects
+ * are not followed), and so is a target the outbound policy refuses (src/shared/outbound.ts).
  */
+import type { AgentServerSettings } from "../../shared/config.js";
+import { ValidationError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
+import { OutboundRefused, outboundUrlProblem, parseOutboundPolicy, postOutbound, PUBLIC_ONLY, type OutboundPolicy } from "../../shared/outbound.js";
+
+/** The outbound policy of this server's settings (validated when the settings were read). */
+export function webhookPolicy(settings: Pick<AgentServerSettings, "allowPrivateWebhooks">): OutboundPolicy {
+  return parseOutboundPolicy(settings.allowPrivateWebhooks);
+}
+
+/**
+ * Refuse, as a 422 naming `loc`, a webhook URL whose host the policy refuses now. Delivery checks
+ * again (DNS may change in between).
+ */
+export async function checkWebhookUrl(url: string | null | undefined, settings: Pick<AgentServerSettings, "allowPrivateWebhooks">, loc: (string | number)[]): Promise<void> {
+  if (!url) return;
+  const problem = await outboundUrlProblem(url, webhookPolicy(settings));
+  if (problem) throw ValidationError.field(loc, `webhook not allowed: ${problem}`, "url_not_allowed");
+}
 
 export interface WebhookOptions {
   attempts?: number;
@@ -11,28 +30,29 @@ export interface WebhookOptions {
   timeoutMs?: number;
   /** Extra request headers (e.g. an A2A notification token). */
   headers?: Record<string, string>;
+  /** Which addresses may be contacted (default: public ones only). */
+  policy?: OutboundPolicy;
 }
 
 export async function deliverWebhook(url: string, payload: unknown, logger: Logger, opts: WebhookOptions = {}): Promise<boolean> {
   const attempts = opts.attempts ?? 5;
   const base = opts.baseDelayMs ?? 1000;
   const body = JSON.stringify(payload);
+  const headers = { "content-type": "application/json", "user-agent": "berth-webhook/1", ...(opts.headers ?? {}) };
   for (let i = 0; i < attempts; i++) {
     try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "berth-webhook/1", ...(opts.headers ?? {}) },
-        body,
-        signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
-      });
-      await res.body?.cancel().catch(() => undefined);
-      if (res.ok) return true;
-      if (res.status < 500 && res.status !== 429) {
-        logger.warn({ url, status: res.status }, "webhook refused; not retrying");
+      const { status } = await postOutbound(url, body, headers, opts.policy ?? PUBLIC_ONLY, opts.timeoutMs ?? 10_000);
+      if (status >= 200 && status < 300) return true;
+      if (status < 500 && status !== 429) {
+        logger.warn({ url, status }, "webhook refused; not retrying");
         return false;
       }
-      logger.warn({ url, status: res.status, attempt: i + 1 }, "webhook failed");
+      logger.warn({ url, status, attempt: i + 1 }, "webhook failed");
     } catch (err) {
+      if (err instanceof OutboundRefused) {
+        logger.warn({ url, reason: err.message }, "webhook target not allowed; not delivering");
+        return false;
+      }
       logger.warn({ url, err: (err as Error).message, attempt: i + 1 }, "webhook delivery error");
     }
     if (i < attempts - 1) await new Promise((r) => setTimeout(r, base * 2 ** i));

@@ -2,6 +2,9 @@
 import type { Request, RequestHandler, Response } from "express";
 import { AuthError, AuthService, DEFAULT_TENANT_ID, pickTenant, type Principal } from "./service.js";
 import { looksLikeJwt, scopeAllows, type JwtVerifier } from "./jwt.js";
+import { localRequestError } from "../local-access.js";
+import { ApiError } from "../errors.js";
+import { clientOf } from "./failures.js";
 
 export type AuthMode = "required" | "loopback-open";
 
@@ -9,7 +12,7 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
 /**
  * A request from this machine that no proxy forwarded. A reverse proxy on loopback would make
- * every outside request look local, so a forwarding header disqualifies it.
+ * every outside request look local, so a forwarding header makes it remote: it needs a key.
  */
 export function isLoopbackRequest(req: Request): boolean {
   return LOOPBACK.has(req.socket.remoteAddress ?? "") && req.headers["x-forwarded-for"] === undefined && req.headers.forwarded === undefined;
@@ -26,34 +29,46 @@ export function requestKey(req: Request): string | undefined {
 export function authenticate(auth: AuthService, mode: AuthMode, jwt?: JwtVerifier): RequestHandler {
   return (req, res, next) => {
     const key = requestKey(req);
-    const bearer = req.headers.authorization?.startsWith("Bearer ") ? key : undefined;
-    if (jwt && bearer && looksLikeJwt(bearer)) {
-      const tenant = req.headers["x-tenant-id"];
-      jwt(bearer, typeof tenant === "string" ? tenant : undefined).then((principal) => {
-        if (!scopeAllows(principal.scopes, req.method)) throw new AuthError(403, `the bearer token's scope (${principal.scopes.join(" ")}) does not allow ${req.method}`);
-        res.locals.principal = principal;
-        next();
-      }, next).catch(next);
-      return;
-    }
     const tenant = req.headers["x-tenant-id"];
     const tenantHeader = typeof tenant === "string" ? tenant : undefined;
-    if (!key && mode === "loopback-open" && isLoopbackRequest(req)) {
-      try {
-        res.locals.principal = pickTenant([DEFAULT_TENANT_ID], tenantHeader);
-        next();
-      } catch (err) {
-        next(err);
+    if (!key) {
+      if (mode === "loopback-open" && isLoopbackRequest(req)) {
+        // a browser on this machine is on loopback too: refuse DNS rebinding and cross-site pages
+        const refused = localRequestError(req);
+        if (refused) {
+          next(refused);
+          return;
+        }
+        try {
+          res.locals.principal = pickTenant([DEFAULT_TENANT_ID], tenantHeader);
+          next();
+        } catch (err) {
+          next(err);
+        }
+        return;
       }
+      next(new AuthError(401, "missing API key: send it in the X-Api-Key header"));
       return;
     }
-    auth.authenticate(key, tenantHeader).then(
-      (principal) => {
-        res.locals.principal = principal;
-        next();
-      },
-      next,
-    );
+    // a client that keeps presenting bad credentials is guessing: it waits out its window
+    const client = clientOf(req.socket.remoteAddress);
+    const wait = auth.failures.retryAfter(client);
+    if (wait > 0) {
+      next(new ApiError(429, `too many failed authentication attempts from this client: retry in ${wait} s`, { "Retry-After": String(wait) }));
+      return;
+    }
+    const failed = (err: unknown) => {
+      if (err instanceof AuthError && err.status === 401) auth.failures.fail(client);
+      next(err);
+    };
+    const bearer = req.headers.authorization?.startsWith("Bearer ") ? key : undefined;
+    const verified: Promise<Principal & { scopes?: string[] }> = jwt && bearer && looksLikeJwt(bearer) ? jwt(bearer, tenantHeader) : auth.authenticate(key, tenantHeader);
+    verified.then((principal) => {
+      const scopes = principal.scopes;
+      if (scopes && !scopeAllows(scopes, req.method)) throw new AuthError(403, `the bearer token's scope (${scopes.join(" ")}) does not allow ${req.method}`);
+      res.locals.principal = principal;
+      next();
+    }).catch(failed);
   };
 }
 

@@ -5,6 +5,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { ApiError } from "../errors.js";
+import { DEFAULT_FAILURE_LIMITS, FailureLimiter, type FailureLimits } from "./failures.js";
 
 export const DEFAULT_TENANT_ID = "00000000-0000-4000-8000-000000000001";
 export const DEFAULT_TENANT_NAME = "default";
@@ -28,11 +29,36 @@ export class AuthError extends ApiError {
 const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 const CACHE_MS = 30_000;
 
-export class AuthService {
-  /** Key hash → key record, briefly cached: every request authenticates. */
-  private cache = new Map<string, { at: number; key?: { id: string; tenant_ids: string[] } }>();
+export interface AuthOptions {
+  /** Most keys (valid or not) remembered at once; the least recently used go first. */
+  cacheEntries?: number;
+  /** Failed attempts per client before 429 (see FailureLimiter). */
+  failures?: Partial<FailureLimits>;
+}
 
-  constructor(private readonly pool: pg.Pool) {}
+export class AuthService {
+  /**
+   * Key hash → key record, briefly cached: every request authenticates. Unknown keys are cached
+   * too (a client retrying a bad key costs no query), so the cache is bounded: otherwise every
+   * distinct guess would stay in memory.
+   */
+  private cache = new Map<string, { at: number; key?: { id: string; tenant_ids: string[] } }>();
+  private readonly cacheEntries: number;
+  /** Failed attempts per client; the middleware consults and feeds it. */
+  readonly failures: FailureLimiter;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: AuthOptions = {},
+  ) {
+    this.cacheEntries = Math.max(1, options.cacheEntries ?? 10_000);
+    this.failures = new FailureLimiter({ ...DEFAULT_FAILURE_LIMITS, ...options.failures });
+  }
+
+  /** Keys cached now (bounded by `cacheEntries`). */
+  get cacheSize(): number {
+    return this.cache.size;
+  }
 
   async ensureDefaultTenant(): Promise<void> {
     await this.pool.query("INSERT INTO tenants (id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING", [DEFAULT_TENANT_ID, DEFAULT_TENANT_NAME]);
@@ -92,8 +118,11 @@ export class AuthService {
     if (!hit || Date.now() - hit.at > CACHE_MS) {
       const { rows } = await this.pool.query<{ id: string; tenant_ids: string[] }>("SELECT id, tenant_ids FROM api_keys WHERE key_hash = $1", [hash]);
       hit = { at: Date.now(), key: rows[0] };
-      this.cache.set(hash, hit);
     }
+    // most recently used last; the oldest go when the cache is full
+    this.cache.delete(hash);
+    this.cache.set(hash, hit);
+    while (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
     if (!hit.key) throw new AuthError(401, "invalid API key");
     return pickTenant(hit.key.tenant_ids, tenantHeader, hit.key.id);
   }

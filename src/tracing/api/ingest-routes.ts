@@ -9,7 +9,7 @@
 import type { Request, Response, Router } from "express";
 import { principalOf } from "../../shared/auth/index.js";
 import { ApiError, ValidationError } from "../../shared/errors.js";
-import { isUuid } from "../../shared/http.js";
+import { isUuid, jsonContentTypeOnly } from "../../shared/http.js";
 import type { Logger } from "../../shared/logging.js";
 import { readBody } from "../ingest/body.js";
 import { parseMultipart } from "../ingest/multipart.js";
@@ -110,7 +110,9 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
     }),
   );
 
-  router.post("/runs/batch", (req, res) =>
+  // JSON routes take JSON only: a plain-text POST is what any web page may send without asking
+  const jsonOnly = jsonContentTypeOnly();
+  router.post("/runs/batch", jsonOnly, (req, res) =>
     admitted(req, res, async () => {
       const body = await json(req);
       if (!body || typeof body !== "object" || Array.isArray(body)) throw ValidationError.field(["body"], "expected {post: [...], patch: [...]}", "object_type");
@@ -125,13 +127,13 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
     }),
   );
 
-  router.post("/runs", (req, res) =>
+  router.post("/runs", jsonOnly, (req, res) =>
     admitted(req, res, async () => {
       reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }]));
     }),
   );
 
-  router.patch("/runs/:run_id", (req, res) =>
+  router.patch("/runs/:run_id", jsonOnly, (req, res) =>
     admitted(req, res, async () => {
       const id = req.params.run_id as string;
       if (!isUuid(id)) throw ValidationError.field(["path", "run_id"], `must be a UUID, got ${JSON.stringify(id)}`, "uuid_parsing");

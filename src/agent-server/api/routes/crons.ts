@@ -1,6 +1,7 @@
 import { ApiRouter, Reply } from "../../../shared/http.js";
 import type { AgentServerContext } from "../../context.js";
 import { CronScheduler } from "../../queue/scheduler.js";
+import { checkWebhookUrl } from "../../runs/webhooks.js";
 import { selectFields } from "../../storage/sql.js";
 import { paginationHeaders } from "../pagination.js";
 import * as s from "../schemas.js";
@@ -16,6 +17,7 @@ export function cronRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   const announce = () => ctx.bus.publish(CronScheduler.channel(ctx), "1").catch(() => undefined);
 
   const create = async (threadId: string | null, body: s.CronCreate) => {
+    await checkWebhookUrl(body.webhook, ctx.settings, ["body", "webhook"]);
     const assistant = await ctx.assistants.get(body.assistant_id);
     if (threadId) await ctx.threads.get(threadId);
     const cron = await ctx.crons.create({
@@ -48,6 +50,7 @@ export function cronRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   router.add({ method: "get", path: "/runs/crons/:cron_id", tag, summary: "Get a cron job", uuidParams: ["cron_id"] }, ({ params }) => ctx.crons.get(params.cron_id!));
   router.add({ method: "patch", path: "/runs/crons/:cron_id", tag, summary: "Update a cron job", uuidParams: ["cron_id"], body: s.cronUpdate }, async ({ params, body }) => {
     const { schedule, timezone, end_time, metadata, on_run_completed, enabled, ...rest } = body;
+    await checkWebhookUrl(body.webhook, ctx.settings, ["body", "webhook"]);
     const cron = await ctx.crons.update(params.cron_id!, {
       schedule,
       timezone,

@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { ApiRouter, Reply, SENT } from "../../../shared/http.js";
 import { ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
 import type { RunService } from "../../runs/service.js";
+import { checkWebhookUrl } from "../../runs/webhooks.js";
 import { streamRun } from "../../runs/stream.js";
 import type { Run } from "../../storage/runs.js";
 import { selectFields } from "../../storage/sql.js";
@@ -65,17 +67,23 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
     return SENT;
   };
 
+  /** A run from the API: its webhook must be a target the outbound policy allows (422 otherwise). */
+  const createRun = async (threadId: string | null, body: s.RunCreate, headers: IncomingHttpHeaders) => {
+    await checkWebhookUrl(body.webhook, ctx.settings, ["body", "webhook"]);
+    return runs.create(threadId, body, headers);
+  };
+
   // ---- runs on a thread ----------------------------------------------------------------------
   router.add({ method: "post", path: "/threads/:thread_id/runs", tag, summary: "Create a run (queued by multitask_strategy)", uuidParams: threadParams, body: s.threadRunCreate }, async ({ params, body, req }) => {
-    const run = await runs.create(params.thread_id!, body, req.headers);
+    const run = await createRun(params.thread_id!, body, req.headers);
     return new Reply(200, run, { "Content-Location": runPath(run) });
   });
   router.add({ method: "post", path: "/threads/:thread_id/runs/stream", tag, summary: "Create a run and stream its events (SSE)", uuidParams: threadParams, body: s.threadRunCreate, produces: "text/event-stream" }, async ({ params, body, req, res }) => {
-    const run = await runs.create(params.thread_id!, body, req.headers);
+    const run = await createRun(params.thread_id!, body, req.headers);
     return streamNew(res, run, body.on_disconnect);
   });
   router.add({ method: "post", path: "/threads/:thread_id/runs/wait", tag, summary: "Create a run and wait for its result", uuidParams: threadParams, body: s.threadRunCreate }, async ({ params, body, req, res }) => {
-    const run = await runs.create(params.thread_id!, body, req.headers);
+    const run = await createRun(params.thread_id!, body, req.headers);
     return waitNew(req, res, run, body.on_disconnect);
   });
   router.add({ method: "get", path: "/threads/:thread_id/runs", tag, summary: "List a thread's runs, newest first", uuidParams: threadParams, query: s.runListQuery }, async ({ params, query }) => {
@@ -119,15 +127,15 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
 
   // ---- stateless runs --------------------------------------------------------------------------
   router.add({ method: "post", path: "/runs", tag: stateless, summary: "Create a run on a temporary thread", body: s.statelessRunCreate }, async ({ body, req }) => {
-    const run = await runs.create(null, body, req.headers);
+    const run = await createRun(null, body, req.headers);
     return new Reply(200, run, { "Content-Location": runPath(run) });
   });
   router.add({ method: "post", path: "/runs/stream", tag: stateless, summary: "Create a stateless run and stream it", body: s.statelessRunCreate, produces: "text/event-stream" }, async ({ body, req, res }) => {
-    const run = await runs.create(null, body, req.headers);
+    const run = await createRun(null, body, req.headers);
     return streamNew(res, run, body.on_disconnect);
   });
   router.add({ method: "post", path: "/runs/wait", tag: stateless, summary: "Create a stateless run and wait for its result", body: s.statelessRunCreate }, async ({ body, req, res }) => {
-    const run = await runs.create(null, body, req.headers);
+    const run = await createRun(null, body, req.headers);
     return waitNew(req, res, run, body.on_disconnect);
   });
   // The JS SDK's createBatch sends each payload with its own camelCase keys (onCompletion,
@@ -138,6 +146,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
   );
   router.add({ method: "post", path: "/runs/batch", tag: stateless, summary: "Create several stateless runs", body: snakeItems }, async ({ body, req }) => {
     const out: Run[] = [];
+    for (const [i, item] of body.entries()) await checkWebhookUrl(item.webhook, ctx.settings, ["body", i, "webhook"]);
     for (const item of body) out.push(await runs.create(null, item, req.headers));
     return out;
   });
