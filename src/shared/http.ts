@@ -287,6 +287,8 @@ export function responseProblems(schema: z.ZodType, body: unknown): string[] {
     if (Array.isArray(sent) && Array.isArray(kept)) sent.forEach((v, i) => walk(v, kept[i], [...path, i]));
     else if (sent && kept && typeof sent === "object" && typeof kept === "object") {
       for (const [k, v] of Object.entries(sent)) {
+        // zod's parsed records never carry a "__proto__" key, though JSON (and so the answer) may
+        if (k === "__proto__") continue;
         if (Object.hasOwn(kept, k)) walk(v, (kept as Record<string, unknown>)[k], [...path, k]);
         else extra.push(`${at([...path, k])}: not in the documented schema`);
       }
