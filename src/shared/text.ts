@@ -46,24 +46,37 @@ export interface UnstorableFound {
  * `maxDepth` also refuses nesting deeper than that (Postgres parses jsonb recursively).
  */
 export function findUnstorable(value: unknown, maxDepth = Infinity): UnstorableFound | undefined {
-  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
+  // parent links, not a path per entry: copying paths would cost depth² on deep bodies
+  interface Entry {
+    v: unknown;
+    depth: number;
+    key?: string | number;
+    parent?: Entry;
+  }
+  const pathOf = (e: Entry | undefined, last?: string): (string | number)[] => {
+    const out: (string | number)[] = last === undefined ? [] : [last];
+    for (let x = e; x && x.key !== undefined; x = x.parent) out.unshift(x.key);
+    return out;
+  };
+  const stack: Entry[] = [{ v: value, depth: 0 }];
   while (stack.length) {
-    const { v, path } = stack.pop()!;
+    const e = stack.pop()!;
+    const v = e.v;
     if (typeof v === "string") {
-      if (!isStorableText(v)) return { path, msg: unstorableReason(v) };
+      if (!isStorableText(v)) return { path: pathOf(e), msg: unstorableReason(v) };
       continue;
     }
     if (typeof v !== "object" || v === null) continue;
-    if (path.length >= maxDepth) return { path, msg: `is nested more than ${maxDepth} levels deep` };
+    if (e.depth >= maxDepth) return { path: pathOf(e), msg: `is nested more than ${maxDepth} levels deep` };
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], depth: e.depth + 1, key: i, parent: e });
       continue;
     }
     const keys = Object.keys(v);
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
-      if (!isStorableText(k)) return { path: [...path, k], msg: `an object key ${unstorableReason(k)}` };
-      stack.push({ v: (v as Record<string, unknown>)[k], path: [...path, k] });
+      if (!isStorableText(k)) return { path: pathOf(e, k), msg: `an object key ${unstorableReason(k)}` };
+      stack.push({ v: (v as Record<string, unknown>)[k], depth: e.depth + 1, key: k, parent: e });
     }
   }
   return undefined;
