@@ -6,18 +6,21 @@
  * tracing batch must keep every run it did not report as bad.
  *
  * Bounded for CI (~30 s). BERTH_FUZZ_RUNS=<n> runs each property n times instead (e.g. 2000 for
- * a long session); BERTH_FUZZ_SEED=<seed> replays a failure (fast-check prints the seed and path).
+ * a long session); BERTH_FUZZ_SEED=<seed> replays a failure (fast-check prints the seed and path);
+ * BERTH_FUZZ_BACKEND=postgres runs against the shared Postgres instead of PGlite (same errors:
+ * PGlite is Postgres).
  */
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startControlPlaneTestServer, type ControlPlaneTestServer } from "../helpers/control-plane.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { CP_KEY, startControlPlaneTestServer, type ControlPlaneTestServer } from "../helpers/control-plane.js";
+import { startTestServer, type Backend, type TestServer } from "../helpers/server.js";
 import { startTracingTestServer, type TracingTestServer } from "../helpers/tracing.js";
 
 const RUNS = Number(process.env.BERTH_FUZZ_RUNS ?? 0) || undefined;
 const SEED = process.env.BERTH_FUZZ_SEED ? Number(process.env.BERTH_FUZZ_SEED) : undefined;
 const params = (ciRuns: number): fc.Parameters<unknown> => ({ numRuns: RUNS ?? ciRuns, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true });
+const BACKEND: Backend = process.env.BERTH_FUZZ_BACKEND === "postgres" ? "postgres" : "pglite";
 const LONG_TIMEOUT = RUNS ? 24 * 3_600_000 : 120_000;
 
 // ---------- generators ----------
@@ -118,12 +121,12 @@ describe("HTTP fuzz: control plane", () => {
   let s: ControlPlaneTestServer;
   let deploymentId: string;
   beforeAll(async () => {
-    s = await startControlPlaneTestServer("pglite");
+    s = await startControlPlaneTestServer(BACKEND);
     const d = await s.api("POST", "/v2/deployments", { name: "fuzz-target", source: "external_container", source_config: {}, source_revision_config: { image_uri: "img:1" }, secrets: [{ name: "A", value: "1" }] });
     deploymentId = d.body.id;
   });
   afterAll(() => s?.close());
-  const cp = (method: string, path: string, body?: unknown) => send(`${s.url}${path}`, method, body === undefined ? undefined : toJson(body), { "x-api-key": "berth-cp-test-key-0123456789abcdef" });
+  const cp = (method: string, path: string, body?: unknown) => send(`${s.url}${path}`, method, body === undefined ? undefined : toJson(body), { "x-api-key": CP_KEY });
 
   const deploymentBody = fc.record(
     {
@@ -158,7 +161,7 @@ describe("HTTP fuzz: control plane", () => {
 describe("HTTP fuzz: agent server and A2A", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer("pglite");
+    server = await startTestServer(BACKEND);
   });
   afterAll(() => server?.close());
   const api = (method: string, path: string, body?: unknown) => send(`${server.url}${path}`, method, body === undefined ? undefined : toJson(body));
@@ -234,7 +237,7 @@ describe("HTTP fuzz: agent server and A2A", () => {
 describe("HTTP fuzz: tracing ingest", () => {
   let t: TracingTestServer;
   beforeAll(async () => {
-    t = await startTracingTestServer("pglite");
+    t = await startTracingTestServer(BACKEND);
   });
   afterAll(() => t?.close());
   const headers = () => (t.apiKey ? { "x-api-key": t.apiKey } : ({} as Record<string, string>));
