@@ -4,7 +4,7 @@
  * thread id. Each is stored as well as it can be with a warning — and a bad run in a batch never
  * costs the good ones, which are readable afterwards.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { describeBackends } from "../helpers/server.js";
 import { tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
@@ -14,6 +14,7 @@ const DEEP = "__deep_10000__";
 const deepJson = (levels: number) => '{"d":'.repeat(levels) + '"bottom"' + "}".repeat(levels);
 const toJson = (v: unknown) => JSON.stringify(v).replaceAll(`"${DEEP}"`, deepJson(10_000));
 const now = () => new Date().toISOString();
+const randomText = (n: number) => randomBytes(n).toString("base64").slice(0, n);
 
 describeBackends("tracing ingest: bad input", (backend) => {
   let s: TracingTestServer;
@@ -51,6 +52,8 @@ describeBackends("tracing ingest: bad input", (backend) => {
     "ten thousand levels of nesting": () => ({ id: randomUUID(), name: "deep", run_type: "chain", start_time: now(), inputs: { deep: DEEP }, events: [{ name: "e", kwargs: DEEP }] }),
     "an end time in the year 33658": () => ({ id: randomUUID(), name: "late", run_type: "chain", start_time: now(), end_time: 1e15 }),
     "a 12 kB thread id": () => ({ id: randomUUID(), name: "long", run_type: "chain", start_time: now(), extra: { metadata: { thread_id: "t".repeat(12_000) } } }),
+    // random, so Postgres cannot compress the index entry below its limit
+    "a 12 kB random project name and model": () => ({ id: randomUUID(), name: "proj", run_type: "llm", start_time: now(), session_name: randomText(12_000), extra: { metadata: { ls_model_name: randomText(12_000), thread_id: randomText(12_000) } } }),
   };
 
   for (const [what, make] of Object.entries(bad)) {

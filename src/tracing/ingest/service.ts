@@ -135,9 +135,18 @@ export class IngestService {
     // Projects are created outside the transaction (they outlive it even if it fails).
     const projectOf = new Map<string, string>();
     for (const [id, list] of byId) {
-      const project = await this.projectFor(tenantId, list.map((o) => o.run), problems, id);
-      if (project) projectOf.set(id, project);
+      try {
+        const project = await this.projectFor(tenantId, list.map((o) => o.run), problems, id);
+        if (project) projectOf.set(id, project);
+      } catch (err) {
+        if (!isDataError(err)) throw err;
+        // a project name Postgres refuses costs this run only
+        result.errors.push({ run_id: id, error: `the run's project could not be stored: ${(err as Error).message}` });
+        byId.delete(id);
+        problems.delete(id);
+      }
     }
+    if (!byId.size && !attachments.length) return result;
 
     // Everything the transaction needs from other tables is read first: on the embedded database
     // the pool has one connection, which the transaction holds.
