@@ -18,7 +18,8 @@ import type { ModelPrice } from "../accounting/cost.js";
 import { clientFieldsOf, rowToRecord, selectRuns, writeRuns, type RunRow } from "../storage/runs.js";
 import { cleanRun, deriveTree, mergeRun, statusOf, type OpKind } from "./merge.js";
 import { preparePayload, type ExtractedAttachment, type PayloadLimits } from "./payload.js";
-import { MAX_RUN_DEPTH, storableRun } from "./storable.js";
+import { indexable, MAX_RUN_DEPTH, storableRun, tokenCount } from "./storable.js";
+import { isDataError, savepoint } from "../storage/savepoint.js";
 import { normalizeTimestamp } from "./timestamps.js";
 import { isUuid } from "../../shared/http.js";
 import { replaceUnstorable } from "../../shared/text.js";
@@ -42,25 +43,6 @@ export interface IngestResult {
 }
 
 const PAYLOAD_FIELDS = ["inputs", "outputs", "extra", "serialized", "events"] as const;
-
-/**
- * Longest value kept in an indexed text column (thread_id, model, provider): a btree entry must fit
- * in a third of a page (~2.7 kB), and a UTF-16 unit can take 3 bytes of UTF-8.
- */
-export const MAX_INDEXED_CHARS = 512;
-/**
- * Largest token count stored: far beyond any real run, and small enough that hourly sums of many
- * runs stay inside `bigint`. Larger counts are not stored (null) and the run says why.
- */
-export const MAX_TOKENS = 1e12;
-
-/** Postgres errors caused by one run's data (not by the database): the batch retries run by run. */
-const DATA_ERROR_CLASSES = ["22", "23", "54"];
-function isDataError(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  if (code === "23503") return false; // a project deleted meanwhile: ingest() retries the batch
-  return typeof code === "string" ? DATA_ERROR_CLASSES.includes(code.slice(0, 2)) : !(err instanceof Error && /connect|terminat/i.test(err.message));
-}
 
 export class IngestService {
   constructor(
@@ -374,34 +356,6 @@ export class IngestService {
     }
     return row;
   }
-}
-
-/** An indexed text value, cut to what its index can hold (and said so). */
-function indexable(field: string, value: unknown, notes: string[]): string | null {
-  if (value === undefined || value === null) return null;
-  const s = replaceUnstorable(typeof value === "string" ? value : JSON.stringify(value) ?? String(value));
-  if (s.length <= MAX_INDEXED_CHARS) return s;
-  notes.push(`${field} is ${s.length} characters long: cut to ${MAX_INDEXED_CHARS}`);
-  return s.slice(0, MAX_INDEXED_CHARS);
-}
-
-/** A token count as a `bigint` column takes it; anything else is not stored (and said so). */
-function tokenCount(field: string, value: number | undefined | null, notes: string[]): number | null {
-  if (value === undefined || value === null) return null;
-  if (Number.isFinite(value) && Math.abs(value) <= MAX_TOKENS) return Math.round(value);
-  notes.push(`${field} ${value} is not a token count that can be stored (a number up to ${MAX_TOKENS}): not stored`);
-  return null;
-}
-
-async function savepoint(client: Queryable, work: () => Promise<void>): Promise<void> {
-  await client.query("SAVEPOINT ingest_run");
-  try {
-    await work();
-  } catch (err) {
-    await client.query("ROLLBACK TO SAVEPOINT ingest_run");
-    throw err;
-  }
-  await client.query("RELEASE SAVEPOINT ingest_run");
 }
 
 async function insertAttachments(db: Queryable, tenantId: string, attachments: IngestAttachment[]): Promise<void> {

@@ -77,3 +77,33 @@ function isClean(raw: unknown, maxDepth: number): boolean {
   }
   return true;
 }
+
+// ---- column values: what the run's indexed and numeric columns can hold ----
+
+/**
+ * Longest value kept in an indexed text column (thread_id, model, provider): a btree entry must fit
+ * in a third of a page (~2.7 kB), and a UTF-16 unit can take 3 bytes of UTF-8.
+ */
+export const MAX_INDEXED_CHARS = 512;
+/**
+ * Largest token count stored: far beyond any real run, and small enough that hourly sums of many
+ * runs stay inside `bigint`. Larger counts are not stored (null) and the run says why.
+ */
+export const MAX_TOKENS = 1e12;
+
+/** An indexed text value, cut to what its index can hold (and said so). */
+export function indexable(field: string, value: unknown, notes: string[]): string | null {
+  if (value === undefined || value === null) return null;
+  const s = replaceUnstorable(typeof value === "string" ? value : JSON.stringify(value) ?? String(value));
+  if (s.length <= MAX_INDEXED_CHARS) return s;
+  notes.push(`${field} is ${s.length} characters long: cut to ${MAX_INDEXED_CHARS}`);
+  return s.slice(0, MAX_INDEXED_CHARS);
+}
+
+/** A token count as a `bigint` column takes it; anything else is not stored (and said so). */
+export function tokenCount(field: string, value: number | undefined | null, notes: string[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (Number.isFinite(value) && Math.abs(value) <= MAX_TOKENS) return Math.round(value);
+  notes.push(`${field} ${value} is not a token count that can be stored (a number up to ${MAX_TOKENS}): not stored`);
+  return null;
+}
