@@ -174,7 +174,8 @@ describe("HTTP fuzz: agent server and A2A", () => {
       const threadId = randomUUID();
       expect((await api("POST", "/threads", { thread_id: threadId })).status).toBe(200);
       await fc.assert(
-        fc.asyncProperty(nastyObject, nastyValue, nastyString, hugeNumber, segment, async (obj, value, str, n, seg) => {
+        fc.asyncProperty(nastyObject, nastyValue, nastyString, hugeNumber, segment, extremeDate, async (obj, value, str, n, seg, date) => {
+          const dateStr = typeof date === "string" ? date : new Date(Math.max(-8.64e15, Math.min(8.64e15, date))).toISOString();
           expectRest(await api("POST", "/threads", { metadata: obj, if_exists: "do_nothing" }), "POST /threads");
           expectRest(await api("PATCH", `/threads/${threadId}`, { metadata: obj }), "PATCH /threads/{id}");
           expectRest(await api("POST", "/threads/search", { metadata: obj, values: value, limit: n, offset: n, status: str }), "POST /threads/search");
@@ -182,6 +183,11 @@ describe("HTTP fuzz: agent server and A2A", () => {
           expectRest(await api("POST", "/assistants/search", { graph_id: str, metadata: obj, limit: n }), "POST /assistants/search");
           expectRest(await api("PUT", "/store/items", { namespace: [str], key: str, value: obj, ttl: n }), "PUT /store/items");
           expectRest(await api("POST", "/store/items/search", { namespace_prefix: [str], filter: obj, limit: n, query: str }), "POST /store/items/search");
+          // a yearly cron: dates and time zones reach storage, no run starts during the test
+          const cron = await api("POST", "/runs/crons", { assistant_id: "steps", schedule: "0 0 1 1 *", end_time: dateStr, timezone: str.slice(0, 40), metadata: obj });
+          expectRest(cron, "POST /runs/crons");
+          if (cron.status === 200 && cron.body?.cron_id) await api("DELETE", `/runs/crons/${cron.body.cron_id}`);
+          expectRest(await api("POST", "/threads", { metadata: {}, ttl: { strategy: "delete", ttl: n } }), "POST /threads with ttl");
           // a run body that is never valid (no assistant_id), so nothing is queued: the schema path only
           expectRest(await api("POST", `/threads/${threadId}/runs`, { input: value, metadata: obj, config: obj }), "POST /threads/{id}/runs");
           expectRest(await api("GET", `/threads/${seg}`), "GET /threads/{str}");
