@@ -9,6 +9,16 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { z } from "zod";
 import type { Logger } from "./logging.js";
 import { ApiError, ValidationError, zodIssuesToValidation } from "./errors.js";
+import { findUnstorable, MAX_REQUEST_DEPTH } from "./text.js";
+
+/**
+ * 422 naming the first string in a request part that Postgres cannot store (NUL, a lone surrogate):
+ * one rule for every route of every API, before the schema, so no field can miss it.
+ */
+export function refuseUnstorable(where: "body" | "query" | "path", value: unknown): void {
+  const found = findUnstorable(value, MAX_REQUEST_DEPTH);
+  if (found) throw ValidationError.field([where, ...found.path], found.msg, "string_unstorable");
+}
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -84,6 +94,9 @@ export class ApiRouter {
     for (const { spec, handler } of this.routes) {
       app[spec.method](spec.path, async (req: Request, res: Response) => {
         const params = req.params as Record<string, string>;
+        refuseUnstorable("path", params);
+        refuseUnstorable("query", req.query);
+        if (req.body !== undefined) refuseUnstorable("body", req.body);
         for (const name of spec.uuidParams ?? []) {
           if (!isUuid(params[name] ?? "")) {
             throw ValidationError.field(["path", name], `must be a UUID, got ${JSON.stringify(params[name])}`, "uuid_parsing");
@@ -274,6 +287,8 @@ export function responseProblems(schema: z.ZodType, body: unknown): string[] {
     if (Array.isArray(sent) && Array.isArray(kept)) sent.forEach((v, i) => walk(v, kept[i], [...path, i]));
     else if (sent && kept && typeof sent === "object" && typeof kept === "object") {
       for (const [k, v] of Object.entries(sent)) {
+        // zod's parsed records never carry a "__proto__" key, though JSON (and so the answer) may
+        if (k === "__proto__") continue;
         if (Object.hasOwn(kept, k)) walk(v, (kept as Record<string, unknown>)[k], [...path, k]);
         else extra.push(`${at([...path, k])}: not in the documented schema`);
       }

@@ -9,6 +9,8 @@
  * conformance suites match on them.
  */
 
+import { findUnstorable, MAX_REQUEST_DEPTH } from "../../shared/text.js";
+
 export type Dialect = "v0.3" | "v1";
 
 /** What a method asks for, whichever dialect named it. */
@@ -143,11 +145,17 @@ export function parseRequest(body: unknown, parseFailed = false): ParsedRequest 
     return { ok: false, id: echo, error: new A2AError("invalidRequest", "method must be a non-empty string") };
   }
   const method = body.method;
-  const v03 = V03_METHODS[method];
-  const v1 = V1_METHODS[method];
+  // own properties only: "constructor" or "__proto__" are not methods
+  const v03 = Object.hasOwn(V03_METHODS, method) ? V03_METHODS[method] : undefined;
+  const v1 = Object.hasOwn(V1_METHODS, method) ? V1_METHODS[method] : undefined;
   if (!v03 && !v1) return { ok: false, id: echo, error: new A2AError("methodNotFound", `unknown method "${method}"`) };
   if (body.params !== undefined && !isObject(body.params)) {
     return { ok: false, id: echo, error: new A2AError("invalidParams", "params must be an object") };
+  }
+  const unstorable = findUnstorable(body.params, MAX_REQUEST_DEPTH);
+  if (unstorable) {
+    const field = ["params", ...unstorable.path].map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("").slice(1);
+    return { ok: false, id: echo, error: new A2AError("invalidParams", `${field}: ${unstorable.msg}`) };
   }
   return {
     ok: true,

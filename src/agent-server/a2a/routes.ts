@@ -53,7 +53,18 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     res.json(await card(req, req.params.assistant_id!));
   });
 
-  app.post("/a2a/:assistant_id", express.text({ type: () => true, limit: ctx.settings.maxBodyBytes }), async (req, res) => {
+  // A body the parser refuses (too large, bad charset) is still answered in JSON-RPC, not `{detail}`.
+  const text = express.text({ type: () => true, limit: ctx.settings.maxBodyBytes });
+  const readText = (req: Request, res: Response, next: () => void) =>
+    text(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const e = err as { type?: string; limit?: number; message?: string };
+      const detail = e.type === "entity.too.large" ? `the request body is larger than the limit of ${e.limit} bytes` : `the request body could not be read: ${e.message}`;
+      // the unread rest of the body cannot be skipped on this connection
+      res.status(200).set("Connection", "close").json(errorResponse(null, new A2AError("invalidRequest", detail)));
+    });
+
+  app.post("/a2a/:assistant_id", readText, async (req, res) => {
     let body: unknown;
     let parseFailed = false;
     try {
@@ -69,7 +80,7 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     try {
       const v1 = request.dialect === "v1";
       const params = v1 ? paramsFromV1(request.operation, request.params) : request.params;
-      const assistantId = req.params.assistant_id!;
+      const assistantId = String(req.params.assistant_id);
       if (request.operation === "stream" || request.operation === "resubscribe") {
         const gone = new AbortController();
         res.on("close", () => gone.abort());

@@ -144,13 +144,28 @@ export function resultToV1(operation: Operation, result: unknown): unknown {
 
 /** `ListTasks` params as the service's query (fields of the wrong type are ignored). */
 export function listQueryFromV1(params: Json): { contextId?: string; state?: any; pageSize?: number; pageToken?: string; historyLength?: number } {
-  const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
-  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
-  return {
-    contextId: str(params.contextId),
-    state: stateFromV1(params.status),
-    pageSize: num(params.pageSize),
-    pageToken: str(params.pageToken),
-    historyLength: num(params.historyLength),
+  const invalid = (field: string, why: string) => new A2AError("invalidParams", `${field}: ${why}`);
+  const str = (field: string) => {
+    const v = params[field];
+    if (v === undefined || v === null || v === "") return undefined;
+    if (typeof v !== "string") throw invalid(field, "must be a string");
+    return v;
   };
+  /** Integers in [min, max]; absent (or proto3's 0 default for pageSize) means the server default. */
+  const int = (field: string, min: number, max: number) => {
+    const v = params[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw invalid(field, `must be an integer from ${min} to ${max}`);
+    return v;
+  };
+  const status = params.status;
+  const state = stateFromV1(status);
+  if (state === undefined && !(status === undefined || status === null || status === "" || status === 0 || status === "TASK_STATE_UNSPECIFIED")) {
+    throw invalid("status", `unknown task state ${JSON.stringify(status)}`);
+  }
+  const pageSize = params.pageSize === 0 ? undefined : int("pageSize", 1, MAX_LIST_PAGE_SIZE);
+  return { contextId: str("contextId"), state, pageSize, pageToken: str("pageToken"), historyLength: int("historyLength", 0, Number.MAX_SAFE_INTEGER) };
 }
+
+/** The largest ListTasks page (v1.0: "pageSize … must be between 1 and 100"). */
+export const MAX_LIST_PAGE_SIZE = 100;

@@ -237,14 +237,26 @@ const namespaceLabel = z
   .string()
   .min(1, "namespace labels must not be empty")
   .refine((s) => !s.includes("."), "namespace labels must not contain '.'");
+/**
+ * The store's primary key is (namespace joined by ".", key), a btree entry that must fit in a third
+ * of a page (2,704 bytes): each half gets 1,024 bytes of UTF-8, refused with 422 beyond.
+ */
+const STORE_KEY_MAX_BYTES = 1024;
+const fitsKey = (s: string) => Buffer.byteLength(s) <= STORE_KEY_MAX_BYTES;
+const storeNamespace = z
+  .array(namespaceLabel)
+  .min(1)
+  .refine((ns) => fitsKey(ns.join(".")), `the namespace must be at most ${STORE_KEY_MAX_BYTES} bytes (UTF-8) with its '.' separators`);
+const storeKey = z.string().min(1).refine(fitsKey, `must be at most ${STORE_KEY_MAX_BYTES} bytes (UTF-8)`);
 export const storePut = z.object({
-  namespace: z.array(namespaceLabel).min(1),
-  key: z.string().min(1),
+  namespace: storeNamespace,
+  key: storeKey,
   value: json,
   index: z.union([z.literal(false), z.array(z.string())]).nullish(),
-  ttl: z.number().positive().nullish(),
+  /** Minutes; at most 1,000 years, so the expiry stays a date Postgres can store. */
+  ttl: z.number().positive().max(525_600_000, "must be at most 525600000 minutes (1,000 years)").nullish(),
 });
-export const storeDelete = z.object({ namespace: z.array(namespaceLabel).min(1), key: z.string().min(1) });
+export const storeDelete = z.object({ namespace: storeNamespace, key: storeKey });
 export const storeGetQuery = z.object({
   namespace: z.string().optional(),
   key: z.string().min(1),

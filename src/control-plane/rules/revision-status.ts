@@ -124,6 +124,24 @@ export function transition(current: RevisionStatus, next: RevisionStatus, opts: 
 }
 
 /**
+ * A status write that found the revision no longer where its writer last saw it (compare-and-set
+ * failed), because the control plane moved it meanwhile — typically SKIPPED by a PATCH that created
+ * a newer revision while a runtime was about to start this one. Not a bug: the writer is stale and
+ * should stop working on the revision.
+ */
+export class StaleRevisionStatusError extends Error {
+  constructor(
+    readonly revisionId: string,
+    readonly expected: RevisionStatus,
+    readonly stored: RevisionStatus,
+    readonly storedReason: string | null,
+  ) {
+    super(`revision ${revisionId} is ${stored}, no longer ${expected}${storedReason ? `: ${storedReason}` : ""}`);
+    this.name = "StaleRevisionStatusError";
+  }
+}
+
+/**
  * What an older revision becomes when a newer one is created: not-started work is skipped (no
  * point building a commit that is already outdated); anything already running keeps going, and
  * terminal or UNKNOWN statuses stay (we cannot skip work the listener may be doing).

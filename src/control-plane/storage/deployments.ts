@@ -12,10 +12,12 @@ import {
   decryptSecret,
   deriveDeploymentStatus,
   encryptSecret,
+  isTerminal,
   nextForSupersede,
   pickActiveRevision,
   revisionServing,
   stampDeployingSince,
+  StaleRevisionStatusError,
   transition,
   type DeploymentConfig,
   type DeploymentListQuery,
@@ -324,7 +326,7 @@ export class DeploymentStore {
    * Move a revision through the state machine (illegal moves throw: they are bugs in a listener),
    * and the deployment's active revision and status with it.
    */
-  async setRevisionStatus(revisionId: string, next: RevisionStatus, detail: { reason?: string; commitSha?: string; buildless?: boolean } = {}): Promise<RevisionRow> {
+  async setRevisionStatus(revisionId: string, next: RevisionStatus, detail: { reason?: string; commitSha?: string; buildless?: boolean; from?: RevisionStatus } = {}): Promise<RevisionRow> {
     return withTransaction(this.pool, async (c) => {
       // Lock order everywhere: the deployment, then its revisions (as update() and refreshDeployment
       // do). Locking the revision first deadlocks against a concurrent PATCH on Postgres.
@@ -334,8 +336,16 @@ export class DeploymentStore {
       const { rows } = await c.query("SELECT * FROM cp_revisions WHERE id = $1 FOR UPDATE", [revisionId]);
       if (!rows[0]) throw new Error(`revision ${revisionId} does not exist`);
       const current = this.toRevision(rows[0]);
+      // Compare-and-set: a writer that names the status it saw is told, not failed, when the control
+      // plane moved the revision meanwhile (SKIPPED by a newer revision, say) and it can only stop.
+      if (detail.from && current.status !== detail.from && current.status !== next && isTerminal(current.status)) {
+        throw new StaleRevisionStatusError(revisionId, detail.from, current.status, current.status_reason);
+      }
       const t = transition(current.status, next, { buildless: detail.buildless });
-      if (!t.ok) throw new Error(t.error);
+      if (!t.ok) {
+        this.illegalTransitions++;
+        throw new Error(t.error);
+      }
       const since = stampDeployingSince(current.deploying_since ? new Date(current.deploying_since) : null, next, new Date());
       const { rows: updated } = await c.query(
         `UPDATE cp_revisions SET ${appendHistory("$2", "$3")}, status = $2, status_reason = coalesce($3, status_reason), repo_commit_sha = coalesce($4, repo_commit_sha),
@@ -354,6 +364,9 @@ export class DeploymentStore {
       await this.refreshDeployment(c, deploymentId);
     });
   }
+
+  /** Status writes refused by the state machine since start (each one is a bug in a writer; tests watch it). */
+  illegalTransitions = 0;
 
   /** Recompute active revision and status from the facts (rules/revision-status, deployment-status). */
   private async refreshDeployment(db: Queryable, deploymentId: string): Promise<void> {

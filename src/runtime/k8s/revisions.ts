@@ -5,7 +5,7 @@
  * meanwhile is left where it is. One place, so the listener, its builds and its status observation
  * all move revisions by the same rules.
  */
-import { transition, type RevisionStatus } from "../../control-plane/rules/index.js";
+import { StaleRevisionStatusError, transition, type RevisionStatus } from "../../control-plane/rules/index.js";
 import type { DeploymentRow, DeploymentStore, RevisionRow } from "../../control-plane/storage/deployments.js";
 import { NotFoundError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
@@ -55,11 +55,12 @@ export class Revisions {
     if (!t.ok) return false;
     if (!t.changed) return true;
     try {
-      await this.store.setRevisionStatus(r.id, next, { ...detail, buildless });
+      // compare-and-set against the status just read: a race lost to the API is not an illegal move
+      await this.store.setRevisionStatus(r.id, next, { ...detail, buildless, from: current.status });
       return true;
     } catch (err) {
-      // lost a race with another writer (the API superseding it): the state machine refused
-      if (/illegal revision status transition/.test((err as Error).message)) return false;
+      // lost a race with another writer (the API superseding it)
+      if (err instanceof StaleRevisionStatusError || /illegal revision status transition/.test((err as Error).message)) return false;
       throw err;
     }
   }

@@ -40,6 +40,7 @@ import {
   deployTimeoutReason,
   isTerminal,
   nextForSupersede,
+  StaleRevisionStatusError,
   transition,
   type RevisionStatus,
 } from "../../control-plane/rules/index.js";
@@ -52,7 +53,12 @@ import { abortReason, runShell } from "./shell.js";
 
 /** Where a revision's status and logs go; implemented by the control plane (storage). */
 export interface RevisionSink {
-  setStatus(status: RevisionStatus, detail?: { reason?: string; commitSha?: string }): Promise<void>;
+  /**
+   * `from` is the status the deployer last wrote: storage refuses the write with a
+   * `StaleRevisionStatusError` when the control plane has since ended the revision (SKIPPED by a
+   * newer one), and the deployer then drops it quietly.
+   */
+  setStatus(status: RevisionStatus, detail?: { reason?: string; commitSha?: string; from?: RevisionStatus }): Promise<void>;
   /** Buffered by the implementation; must not throw. */
   log(type: "build" | "deploy", line: string, level?: "INFO" | "ERROR"): void;
 }
@@ -73,6 +79,12 @@ export interface LocalRevisionSpec {
   env: Record<string, string>;
   /** This deployment's directory: checkouts under `revisions/`, the shared PGlite under `db/`. */
   dataDir: string;
+  /**
+   * The revision's number in its deployment (newer is larger). When given, a deploy() only
+   * supersedes older revisions: calls may arrive out of order, and an older revision arriving late
+   * must not skip a newer one (storage has skipped the older one already).
+   */
+  seq?: number;
 }
 
 export interface DeployOptions {
@@ -384,6 +396,7 @@ export class LocalDeployer {
     // Synchronously, so that the order of deploy() calls is the order of supersession.
     for (const older of this.jobs) {
       if (nextForSupersede(older.status) !== "SKIPPED") continue;
+      if (older.spec.seq !== undefined && spec.seq !== undefined && older.spec.seq > spec.seq) continue;
       const reason = `Superseded by revision ${spec.revisionId}.`;
       this.log(older, "build", `skipped: ${reason}`);
       this.move(older, "SKIPPED", reason).catch(noop);
@@ -604,13 +617,21 @@ export class LocalDeployer {
     const t = transition(job.status, next, { buildless: false });
     if (!t.ok) throw new IllegalTransitionError(`revision ${job.id}: ${t.error}`);
     if (!t.changed) return job.writes;
+    const from = job.status;
     job.status = next;
     if (this.stopped) return job.writes;
-    const detail: { reason?: string; commitSha?: string } = {};
+    const detail: { reason?: string; commitSha?: string; from?: RevisionStatus } = { from };
     if (reason) detail.reason = reason;
     if (job.commitSha) detail.commitSha = job.commitSha;
     job.writes = job.writes.then(() =>
       job.sink.setStatus(next, detail).catch((err: Error) => {
+        if (err instanceof StaleRevisionStatusError && isTerminal(err.stored)) {
+          // the control plane ended it first (a newer revision skipped it): stop, quietly
+          job.status = err.stored;
+          const why = new Superseded(err.message);
+          job.controller.abort(why);
+          throw why;
+        }
         throw new SinkError(`writing status ${next} of revision ${job.id} failed: ${err.message}`);
       }),
     );

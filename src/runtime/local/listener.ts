@@ -163,6 +163,7 @@ export class LocalListener implements ControlPlaneHooks {
       deploymentId: deployment.id,
       deploymentName: deployment.name,
       revisionId: revision.id,
+      seq: revision.seq,
       source: "hosted_git",
       repoUrl: cfg.source_config.repo_url ?? "",
       repoRef: snap.repo_ref ?? "main",

@@ -14,6 +14,9 @@ import { normalizeTimestamp } from "./timestamps.js";
 
 export type OpKind = "post" | "patch";
 
+/** The longest project name, as `POST /projects` allows. */
+export const MAX_PROJECT_NAME = 256;
+
 export type Cleaned = { ok: true; run: RunRecord; problems: string[] } | { ok: false; id?: string; error: string };
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -50,6 +53,11 @@ export function cleanRun(raw: unknown, idHint?: string): Cleaned {
   for (const k of ["name", "run_type", "session_name", "dotted_order"] as const) {
     const v = raw[k];
     if (v !== undefined && v !== null) run[k] = typeof v === "string" ? v : JSON.stringify(v);
+  }
+  // the project's name is unique per tenant (a btree entry): as long as the API allows, no longer
+  if (run.session_name && run.session_name.length > MAX_PROJECT_NAME) {
+    problems.push(`session_name is ${run.session_name.length} characters long: cut to ${MAX_PROJECT_NAME}`);
+    run.session_name = run.session_name.slice(0, MAX_PROJECT_NAME);
   }
   if (raw.error !== undefined && raw.error !== null) run.error = typeof raw.error === "string" ? raw.error : JSON.stringify(raw.error);
   // Payloads: objects as sent; anything else is wrapped the way traceable wraps return values.

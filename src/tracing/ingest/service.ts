@@ -18,6 +18,11 @@ import type { ModelPrice } from "../accounting/cost.js";
 import { clientFieldsOf, rowToRecord, selectRuns, writeRuns, type RunRow } from "../storage/runs.js";
 import { cleanRun, deriveTree, mergeRun, statusOf, type OpKind } from "./merge.js";
 import { preparePayload, type ExtractedAttachment, type PayloadLimits } from "./payload.js";
+import { indexable, MAX_RUN_DEPTH, storableRun, tokenCount } from "./storable.js";
+import { isDataError, savepoint } from "../storage/savepoint.js";
+import { normalizeTimestamp } from "./timestamps.js";
+import { isUuid } from "../../shared/http.js";
+import { replaceUnstorable } from "../../shared/text.js";
 
 export interface IngestOp {
   kind: OpKind;
@@ -65,34 +70,65 @@ export class IngestService {
     const problems = new Map<string, string[]>();
     const attachments: IngestAttachment[] = [...uploaded];
     for (const op of ops) {
-      const cleaned = cleanRun(op.raw, op.idHint);
-      if (!cleaned.ok) {
-        result.errors.push({ ...(cleaned.id ? { run_id: cleaned.id } : {}), error: cleaned.error });
+      try {
+        // before anything reads it: strings Postgres cannot store, nesting nothing can walk
+        const storable = storableRun(op.raw);
+        const cleaned = cleanRun(storable.value, op.idHint === undefined ? undefined : replaceUnstorable(op.idHint));
+        if (!cleaned.ok) {
+          result.errors.push({ ...(cleaned.id ? { run_id: cleaned.id } : {}), error: cleaned.error });
+          continue;
+        }
+        if (storable.replaced) cleaned.problems.push(`${storable.replaced} string(s) held characters Postgres cannot store (NUL, unpaired surrogates): replaced by U+FFFD`);
+        if (storable.cut) cleaned.problems.push(`${storable.cut} value(s) nested deeper than ${MAX_RUN_DEPTH} levels: cut`);
+        const run = cleaned.run;
+        let truncated = 0;
+        const own: IngestAttachment[] = [];
+        for (const field of PAYLOAD_FIELDS) {
+          if (run[field] === undefined) continue;
+          const prepared = preparePayload(run[field], this.limits);
+          (run as unknown as Record<string, unknown>)[field] = prepared.value;
+          truncated += prepared.truncated;
+          for (const a of prepared.attachments) own.push({ ...a, runId: run.id });
+        }
+        attachments.push(...own);
+        if (truncated) cleaned.problems.push(`${truncated} oversized string(s) truncated`);
+        if (cleaned.problems.length) problems.set(run.id, [...(problems.get(run.id) ?? []), ...cleaned.problems]);
+        const list = byId.get(run.id) ?? [];
+        list.push({ kind: op.kind, run });
+        byId.set(run.id, list);
+      } catch (err) {
+        // a bug meeting odd input costs this run, not the batch
+        this.logger.warn({ err }, "a run could not be prepared for storage");
+        const id = (op.raw as { id?: unknown } | null)?.id;
+        result.errors.push({ ...(typeof id === "string" ? { run_id: replaceUnstorable(id) } : op.idHint ? { run_id: replaceUnstorable(op.idHint) } : {}), error: `the run could not be stored: ${(err as Error).message}` });
+      }
+    }
+    for (const a of [...attachments]) {
+      if (isUuid(a.runId)) {
+        a.name = replaceUnstorable(a.name);
+        a.contentType = replaceUnstorable(a.contentType);
         continue;
       }
-      const run = cleaned.run;
-      let truncated = 0;
-      for (const field of PAYLOAD_FIELDS) {
-        if (run[field] === undefined) continue;
-        const prepared = preparePayload(run[field], this.limits);
-        (run as unknown as Record<string, unknown>)[field] = prepared.value;
-        truncated += prepared.truncated;
-        for (const a of prepared.attachments) attachments.push({ ...a, runId: run.id });
-      }
-      if (truncated) cleaned.problems.push(`${truncated} oversized string(s) truncated`);
-      if (cleaned.problems.length) problems.set(run.id, [...(problems.get(run.id) ?? []), ...cleaned.problems]);
-      const list = byId.get(run.id) ?? [];
-      list.push({ kind: op.kind, run });
-      byId.set(run.id, list);
+      attachments.splice(attachments.indexOf(a), 1);
+      result.errors.push({ error: `attachment ${JSON.stringify(replaceUnstorable(a.name))}: run id ${JSON.stringify(replaceUnstorable(a.runId))} is not a UUID` });
     }
     if (!byId.size && !attachments.length) return result;
 
     // Projects are created outside the transaction (they outlive it even if it fails).
     const projectOf = new Map<string, string>();
     for (const [id, list] of byId) {
-      const project = await this.projectFor(tenantId, list.map((o) => o.run), problems, id);
-      if (project) projectOf.set(id, project);
+      try {
+        const project = await this.projectFor(tenantId, list.map((o) => o.run), problems, id);
+        if (project) projectOf.set(id, project);
+      } catch (err) {
+        if (!isDataError(err)) throw err;
+        // a project name Postgres refuses costs this run only
+        result.errors.push({ run_id: id, error: `the run's project could not be stored: ${(err as Error).message}` });
+        byId.delete(id);
+        problems.delete(id);
+      }
     }
+    if (!byId.size && !attachments.length) return result;
 
     // Everything the transaction needs from other tables is read first: on the embedded database
     // the pool has one connection, which the transaction holds.
@@ -108,28 +144,68 @@ export class IngestService {
       const stored = new Map((await selectRuns(client, tenantId, ids)).map((r) => [r.id, r]));
       const merged = new Map<string, RunRecord>();
       const derivedOf = new Map<string, string[]>();
+      const failed = (id: string, err: unknown) => {
+        this.logger.warn({ err, runId: id }, "a run of the batch could not be stored");
+        result.errors.push({ run_id: id, error: `the run could not be stored: ${(err as Error).message}` });
+        problems.delete(id);
+      };
       for (const [id, list] of byId) {
-        const before = stored.get(id);
-        let run = before ? rowToRecord(before) : undefined;
-        for (const op of list) run = mergeRun(run, op.run, op.kind);
-        const tree = deriveTree(run!);
-        merged.set(id, tree.run);
-        derivedOf.set(id, tree.derived);
+        try {
+          const before = stored.get(id);
+          let run = before ? rowToRecord(before) : undefined;
+          for (const op of list) run = mergeRun(run, op.run, op.kind);
+          const tree = deriveTree(run!);
+          merged.set(id, tree.run);
+          derivedOf.set(id, tree.derived);
+        } catch (err) {
+          failed(id, err);
+        }
       }
       await this.fillTraceIds(client, tenantId, merged, derivedOf);
 
       const rows: RunRow[] = [];
-      const deltas: RollupDelta[] = [];
       for (const [id, run] of merged) {
-        const before = stored.get(id);
-        const row = this.toRow(tenantId, run, projectOf.get(id) ?? before?.project_id ?? defaultProject, problems.get(id), before, ownPrices, derivedOf.get(id) ?? []);
-        rows.push(row);
-        deltas.push(...contribution(before, -1), ...contribution(row, 1));
+        try {
+          const before = stored.get(id);
+          const list = problems.get(id) ?? [];
+          rows.push(this.toRow(tenantId, run, projectOf.get(id) ?? before?.project_id ?? defaultProject, list, before, ownPrices, derivedOf.get(id) ?? []));
+          if (list.length) problems.set(id, list);
+        } catch (err) {
+          failed(id, err);
+        }
       }
-      await writeRuns(client, rows, new Set(stored.keys()));
-      await applyRollupDeltas(client, combineDeltas(deltas));
-      await insertAttachments(client, tenantId, attachments);
-      result.accepted = rows.length;
+      const write = async (batch: RunRow[], files: IngestAttachment[]) => {
+        await writeRuns(client, batch, new Set(stored.keys()));
+        await applyRollupDeltas(client, combineDeltas(batch.flatMap((row) => [...contribution(stored.get(row.id), -1), ...contribution(row, 1)])));
+        await insertAttachments(client, tenantId, files);
+      };
+      // The whole batch in one go (the usual case); if a run's data is refused, run by run, so
+      // one bad run costs only itself (each in its own savepoint).
+      try {
+        await savepoint(client, () => write(rows, attachments));
+        result.accepted = rows.length;
+        return;
+      } catch (err) {
+        if (!isDataError(err)) throw err;
+      }
+      const rowIds = new Set(rows.map((r) => r.id));
+      for (const row of rows) {
+        try {
+          await savepoint(client, () => write([row], attachments.filter((a) => a.runId === row.id)));
+          result.accepted++;
+        } catch (err) {
+          if (!isDataError(err)) throw err;
+          failed(row.id, err);
+        }
+      }
+      for (const a of attachments.filter((a) => !rowIds.has(a.runId))) {
+        try {
+          await savepoint(client, () => insertAttachments(client, tenantId, [a]));
+        } catch (err) {
+          if (!isDataError(err)) throw err;
+          result.errors.push({ run_id: a.runId, error: `attachment ${JSON.stringify(a.name)} could not be stored: ${(err as Error).message}` });
+        }
+      }
     });
     for (const [id, p] of problems) result.warnings.push({ run_id: id, problems: p });
     return result;
@@ -188,7 +264,8 @@ export class IngestService {
     if (run.run_type === undefined) derived = [...derived, "run_type"];
     const status = statusOf(run);
     const meta = metadataOf(run);
-    const threadId = meta.thread_id ?? meta.session_id ?? meta.conversation_id;
+    const notes = problems ?? [];
+    const threadId = indexable("thread_id", meta.thread_id ?? meta.session_id ?? meta.conversation_id, notes);
     const row: RunRow = {
       tenant_id: tenantId,
       id: run.id,
@@ -213,7 +290,7 @@ export class IngestService {
       session_id: run.session_id ?? null,
       reference_example_id: run.reference_example_id ?? null,
       client_fields: clientFieldsOf(run, derived),
-      thread_id: threadId === undefined || threadId === null ? null : String(threadId),
+      thread_id: threadId,
       model: null,
       provider: null,
       input_tokens: null,
@@ -232,7 +309,7 @@ export class IngestService {
       price_id: null,
       first_token_time: null,
       ttft_ms: null,
-      problems: [...new Set([...(before?.problems ?? []), ...(problems ?? [])])],
+      problems: [...new Set([...(before?.problems ?? []), ...notes])],
     };
     if (!row.problems!.length) row.problems = null;
     const { model, provider } = identifyModel(run);
@@ -247,12 +324,13 @@ export class IngestService {
       row.problems = [...(row.problems ?? []), `accounting failed: ${(err as Error).message}`];
       return row;
     }
-    row.model = acc.model ?? null;
-    row.provider = acc.provider ?? null;
+    const later: string[] = [];
+    row.model = indexable("model", acc.model, later);
+    row.provider = indexable("provider", acc.provider, later);
     if (acc.usage) {
-      row.input_tokens = acc.usage.input_tokens;
-      row.output_tokens = acc.usage.output_tokens;
-      row.total_tokens = acc.usage.total_tokens;
+      row.input_tokens = tokenCount("input_tokens", acc.usage.input_tokens, later);
+      row.output_tokens = tokenCount("output_tokens", acc.usage.output_tokens, later);
+      row.total_tokens = tokenCount("total_tokens", acc.usage.total_tokens, later);
       row.input_token_details = acc.usage.input_token_details ?? null;
       row.output_token_details = acc.usage.output_token_details ?? null;
     }
@@ -267,8 +345,15 @@ export class IngestService {
     row.cost_source = acc.cost_source ?? null;
     row.cost_reason = acc.cost_reason ?? null;
     row.price_id = acc.price_id ?? null;
-    row.first_token_time = acc.first_token_time ?? null;
-    row.ttft_ms = acc.ttft_ms ?? null;
+    row.first_token_time = acc.first_token_time ? (normalizeTimestamp(acc.first_token_time) ?? null) : null;
+    if (acc.first_token_time && !row.first_token_time) later.push(`first_token_time ${JSON.stringify(acc.first_token_time)} is not a storable timestamp: ignored`);
+    row.ttft_ms = row.first_token_time && acc.ttft_ms !== undefined && Number.isFinite(acc.ttft_ms) ? acc.ttft_ms : null;
+    for (const n of [row.input_cost, row.output_cost, row.total_cost]) if (n !== null && !Number.isFinite(n)) later.push("a cost is not a finite number: not stored");
+    if (![row.input_cost, row.output_cost, row.total_cost].every((n) => n === null || Number.isFinite(n))) row.input_cost = row.output_cost = row.total_cost = null;
+    if (later.length) {
+      notes.push(...later);
+      row.problems = [...new Set([...(row.problems ?? []), ...later])];
+    }
     return row;
   }
 }

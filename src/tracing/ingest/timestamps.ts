@@ -18,14 +18,23 @@ export function normalizeTimestamp(value: unknown): string | undefined {
   // Fractions beyond microseconds are beyond Postgres; keep six digits.
   time = time!.replace(/\.(\d{6})\d+$/, ".$1");
   const iso = `${date}T${time}${zone ? (zone.toUpperCase() === "Z" ? "Z" : zone) : "Z"}`;
-  return Number.isNaN(Date.parse(iso)) ? undefined : iso;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) || !inStorableRange(ms) ? undefined : iso;
+}
+
+// Years 1 to 9999: Postgres refuses year 0, and JS writes years past 9999 as "+033658-…", which
+// Postgres cannot read. (A zone offset may move an edge instant across; those are refused too.)
+const MIN_MS = Date.parse("0001-01-02T00:00:00Z");
+const MAX_MS = Date.parse("9999-12-30T23:59:59.999Z");
+function inStorableRange(ms: number): boolean {
+  return ms >= MIN_MS && ms <= MAX_MS;
 }
 
 /** Epoch milliseconds; values that can only be seconds (before 1973 as ms) are read as seconds. */
 function fromEpoch(n: number): string | undefined {
   const ms = n < 1e11 ? n * 1000 : n;
   const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  return Number.isNaN(d.getTime()) || !inStorableRange(d.getTime()) ? undefined : d.toISOString();
 }
 
 /** Milliseconds since the epoch of a normalised timestamp. */
