@@ -107,4 +107,33 @@ postgresOnly("a Postgres restart under agent server processes", () => {
       expect(alive(serve)).toBe(true);
     }, 150_000);
   }
+  for (const carrier of ["redis", "postgres"] as const) {
+    it(`berth worker (${carrier} bus) keeps executing runs after the restart`, async () => {
+      pg = await startPrivatePostgres();
+      db = await databaseOn(pg, carrier === "redis");
+      const api = await startChild("serve", db, { ...quiet, N_JOBS_PER_WORKER: "0" });
+      children.push(api);
+      const worker = await startChild("worker", db, quiet);
+      children.push(worker);
+      const client = new Client({ apiUrl: api.url!, callerOptions: { maxRetries: 0 } });
+      const step = <T>(p: Promise<T>) => whileAlive(api, "berth serve")(whileAlive(worker, "berth worker")(p));
+
+      const idle = await client.threads.create();
+      await completes(client, idle.thread_id, "before");
+      const busy = await client.threads.create();
+      const inFlight = await client.runs.create(busy.thread_id, "slow", { input: userMessage("in flight"), config: { configurable: { delay_ms: 1500 } } });
+      const load = backgroundLoad(client);
+      await eventually(async () => (await client.runs.get(busy.thread_id, inFlight.run_id)).status === "running");
+
+      await pg.restart();
+      await step(load.stop());
+
+      await step(eventually(async () => TERMINAL.has((await client.runs.get(busy.thread_id, inFlight.run_id)).status), 90_000, 200));
+      await step(completes(client, idle.thread_id, "after on an old thread"));
+      const fresh = await step(client.threads.create());
+      await step(completes(client, fresh.thread_id, "after on a new thread"));
+      expect(alive(worker)).toBe(true);
+      expect(alive(api)).toBe(true);
+    }, 150_000);
+  }
 });
