@@ -54,8 +54,9 @@ describe("a Postgres restart under berth dev", () => {
     pg = await startPrivatePostgres();
   });
   afterAll(async () => {
-    if (dev?.pid) for (const pid of childrenOf(dev.pid)) process.kill(pid, "SIGKILL");
+    const agents = dev?.pid ? childrenOf(dev.pid) : [];
     dev?.kill("SIGKILL");
+    for (const pid of agents.filter(alive)) process.kill(pid, "SIGKILL");
     await pg?.stop();
     rmSync(dir, { recursive: true, force: true });
   });

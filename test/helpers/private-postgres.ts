@@ -16,7 +16,7 @@
  * Postgres refuses to run as root, so when the tests run as root the cluster is owned by and run
  * as the `postgres` OS user (or $BERTH_PG_OS_USER).
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
 import net from "node:net";
@@ -111,6 +111,26 @@ function installExitHook(): void {
   });
 }
 
+/**
+ * A detached shell that kills the cluster and deletes its directory once this process is gone:
+ * vitest ends its workers with signals, so an 'exit' hook alone leaves clusters running.
+ */
+function startWatchdog(pidFile: string, dir: string): ChildProcess {
+  const script = [
+    `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
+    `pid=$(head -1 "${pidFile}" 2>/dev/null)`,
+    `if [ -n "$pid" ]; then kill -9 -"$pid" 2>/dev/null || kill -9 "$pid" 2>/dev/null; fi`,
+    `rm -rf "${dir}"`,
+  ].join("\n");
+  const child = spawn("sh", ["-c", script], { detached: true, stdio: "ignore" });
+  child.unref();
+  return child;
+}
+
+function stopWatchdog(watchdog: ChildProcess): void {
+  if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill("SIGKILL");
+}
+
 function postmasterPid(pidFile: string): number | undefined {
   try {
     const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
@@ -157,6 +177,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const entry = { pidFile, dir };
   live.add(entry);
   installExitHook();
+  const watchdog = startWatchdog(pidFile, dir);
 
   const fail = async (what: string, output: string): Promise<never> => {
     const log = await readFile(logFile, "utf8").catch(() => "");
@@ -166,6 +187,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const init = await run(tool("initdb"), ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"], user, dir);
   if (init.code !== 0) {
     live.delete(entry);
+    stopWatchdog(watchdog);
     await rm(dir, { recursive: true, force: true });
     await fail("initdb", init.output);
   }
@@ -228,6 +250,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     }
     running = false;
     live.delete(entry);
+    stopWatchdog(watchdog);
     await rm(dir, { recursive: true, force: true });
   }
 
