@@ -9,6 +9,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { z } from "zod";
 import type { Logger } from "./logging.js";
 import { ApiError, ValidationError, zodIssuesToValidation } from "./errors.js";
+import { isDatabaseUnavailable } from "./db/unavailable.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -336,6 +337,12 @@ export function errorHandler(logger: Logger) {
     }
     if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
       res.status(e.status).json({ detail: e.message ?? "bad request" });
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      // Not a bug: the database is restarting or unreachable, and the pool reconnects by itself.
+      logger.warn({ err: { message: e.message }, method: req.method, path: req.path }, "database unavailable");
+      res.status(503).set("Retry-After", "1").json({ detail: "the database is unavailable right now; retry shortly" });
       return;
     }
     logger.error({ err, method: req.method, path: req.path }, "unhandled error");

@@ -95,7 +95,13 @@ postgresOnly("a Postgres restart under agent server processes", () => {
       const load = backgroundLoad(client);
       await eventually(async () => (await client.runs.get(busy.thread_id, inFlight.run_id)).status === "running");
 
-      await pg.restart();
+      await pg.restart({
+        whileDown: async () => {
+          // While it is down, requests get a clear "retry" answer rather than a 500.
+          const r = await fetch(`${serve.url}/threads/${idle.thread_id}`);
+          expect({ status: r.status, retryAfter: r.headers.get("retry-after") }).toEqual({ status: 503, retryAfter: "1" });
+        },
+      });
       await step(load.stop());
 
       // The run that was executing ends one way or another (finished, or failed cleanly) instead of hanging.

@@ -108,7 +108,16 @@ describe("a Postgres restart under berth control-plane", () => {
         await Promise.all([api("GET", "/v2/deployments").catch(() => undefined), trace("during").catch(() => undefined)]);
       }
     })();
-    await pg.restart();
+    await pg.restart({
+      whileDown: async () => {
+        // While it is down, requests get a clear "retry" answer rather than a 500.
+        for (const p of ["/v2/api-keys", `/tracing/runs?project_name=${project}`]) {
+          const r = await api("GET", p);
+          expect({ path: p, status: r.status, retryAfter: r.headers.get("retry-after") }).toEqual({ path: p, status: 503, retryAfter: "1" });
+          expect(((await r.json()) as { detail: string }).detail).toMatch(/database is unavailable/);
+        }
+      },
+    });
     await holder.end().catch(() => undefined);
     stopped = true;
     await step(load);
