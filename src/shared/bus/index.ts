@@ -156,6 +156,8 @@ export class PostgresBus extends MultiplexedBus {
   readonly kind = "postgres" as const;
   readonly maxMessageBytes = 7000;
   private listener!: PgListener;
+  /** Channels per LISTEN identifier (two names may hash alike). */
+  private readonly channelsOf = new Map<string, Set<string>>();
 
   private constructor(private readonly pool: pg.Pool) {
     super();
@@ -188,11 +190,20 @@ export class PostgresBus extends MultiplexedBus {
 
   /** While the connection is being re-established this resolves at once; the LISTEN follows on reconnect. */
   protected async carrierSubscribe(channel: string): Promise<void> {
-    await this.listener.listen(PostgresBus.ident(channel));
+    const ident = PostgresBus.ident(channel);
+    const sharing = this.channelsOf.get(ident) ?? new Set<string>();
+    sharing.add(channel);
+    this.channelsOf.set(ident, sharing);
+    await this.listener.listen(ident);
   }
 
   protected async carrierUnsubscribe(channel: string): Promise<void> {
-    await this.listener.unlisten(PostgresBus.ident(channel));
+    const ident = PostgresBus.ident(channel);
+    const sharing = this.channelsOf.get(ident);
+    sharing?.delete(channel);
+    if (sharing && sharing.size > 0) return; // another channel hashed to the same identifier still listens
+    this.channelsOf.delete(ident);
+    await this.listener.unlisten(ident);
   }
 
   async close(): Promise<void> {
