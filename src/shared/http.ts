@@ -19,6 +19,7 @@ export function refuseUnstorable(where: "body" | "query" | "path", value: unknow
   const found = findUnstorable(value, MAX_REQUEST_DEPTH);
   if (found) throw ValidationError.field([where, ...found.path], found.msg, "string_unstorable");
 }
+import { isDatabaseUnavailable } from "./db/unavailable.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -357,6 +358,12 @@ export function errorHandler(logger: Logger) {
     }
     if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
       res.status(e.status).json({ detail: e.message ?? "bad request" });
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      // Not a bug: the database is restarting or unreachable, and the pool reconnects by itself.
+      logger.warn({ err: { message: e.message }, method: req.method, path: req.path }, "database unavailable");
+      res.status(503).set("Retry-After", "1").json({ detail: "the database is unavailable right now; retry shortly" });
       return;
     }
     logger.error({ err, method: req.method, path: req.path }, "unhandled error");
