@@ -106,7 +106,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
       logger,
     );
     const controlPlane = cp;
-    await controlPlane.auth.addKey(admin.key, [DEFAULT_TENANT_ID], "admin");
+    await controlPlane.auth.addKey(admin.key, [DEFAULT_TENANT_ID], "admin", { admin: true });
     const integration = mode === "dev" ? await controlPlane.integrations.ensure(DEFAULT_TENANT_ID, { name: "local", kind: "local" }) : undefined;
 
     const app = express();

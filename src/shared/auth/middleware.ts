@@ -1,6 +1,6 @@
 /** Express middleware that authenticates each request and leaves the principal on `res.locals`. */
 import type { Request, RequestHandler, Response } from "express";
-import { AuthError, AuthService, DEFAULT_TENANT_ID, pickTenant, type Principal } from "./service.js";
+import { AuthError, AuthService, DEFAULT_TENANT_ID, pickTenant, type KeyRestriction, type Principal } from "./service.js";
 import { looksLikeJwt, scopeAllows, type JwtVerifier } from "./jwt.js";
 
 export type AuthMode = "required" | "loopback-open";
@@ -23,7 +23,14 @@ export function requestKey(req: Request): string | undefined {
   return auth?.startsWith("Bearer ") ? auth.slice(7).trim() : undefined;
 }
 
-export function authenticate(auth: AuthService, mode: AuthMode, jwt?: JwtVerifier): RequestHandler {
+/** Which requests a scoped key may make (default: none). */
+export type RestrictedAccess = (req: Request, restriction: KeyRestriction) => boolean;
+
+/**
+ * A scoped key (a deployment's tracing key) is refused everywhere except where `allowRestricted`
+ * lets it in: the tracing facility's ingestion endpoints.
+ */
+export function authenticate(auth: AuthService, mode: AuthMode, jwt?: JwtVerifier, allowRestricted: RestrictedAccess = () => false): RequestHandler {
   return (req, res, next) => {
     const key = requestKey(req);
     const bearer = req.headers.authorization?.startsWith("Bearer ") ? key : undefined;
@@ -49,6 +56,10 @@ export function authenticate(auth: AuthService, mode: AuthMode, jwt?: JwtVerifie
     }
     auth.authenticate(key, tenantHeader).then(
       (principal) => {
+        if (principal.restricted && !allowRestricted(req, principal.restricted)) {
+          next(new AuthError(403, `this API key is limited to ${principal.restricted.scopes.join(", ")} (a deployment's tracing key): it may not ${req.method} ${req.originalUrl.split("?")[0]}`));
+          return;
+        }
         res.locals.principal = principal;
         next();
       },
