@@ -2,7 +2,7 @@
  * The control plane on a database: migrations, stores, the router. Hosted by `berth dev` /
  * `berth control-plane` with the tracing facility beside it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type express from "express";
 import type pg from "pg";
@@ -46,6 +46,7 @@ export function secretsKeys(options: Pick<ControlPlaneOptions, "secretsKeys" | "
     mkdirSync(options.dataDir, { recursive: true });
     writeFileSync(file, keyToConfig(generateKey()) + "\n", { mode: 0o600 });
   }
+  chmodSync(file, 0o600); // an older version may have left it readable
   return [keyFromConfig(readFileSync(file, "utf8").trim())];
 }
 

@@ -7,7 +7,7 @@
  *   runtime (no local runtime).
  * Creating a deployment creates its tracing project; deployments trace to it with project = their name.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -59,7 +59,10 @@ export interface ControlPlaneServerOptions {
 function adminKeyOf(settings: ControlPlaneSettings): { key: string; generated: boolean } {
   if (settings.apiKey) return { key: settings.apiKey, generated: false };
   const file = path.join(settings.dataDir, "admin.key");
-  if (existsSync(file)) return { key: readFileSync(file, "utf8").trim(), generated: false };
+  if (existsSync(file)) {
+    chmodSync(file, 0o600); // an older version may have left it readable
+    return { key: readFileSync(file, "utf8").trim(), generated: false };
+  }
   const key = `berth_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
   mkdirSync(settings.dataDir, { recursive: true });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
@@ -68,7 +71,9 @@ function adminKeyOf(settings: ControlPlaneSettings): { key: string; generated: b
 
 export async function startControlPlaneServer(settings: ControlPlaneSettings, logger: Logger, options: ControlPlaneServerOptions = {}): Promise<ControlPlaneServerHandle> {
   const mode = settings.mode ?? "dev";
-  mkdirSync(settings.dataDir, { recursive: true });
+  // 0711: others may pass through to their deployment's directory (local runtime), never list or read
+  mkdirSync(settings.dataDir, { recursive: true, mode: 0o711 });
+  chmodSync(settings.dataDir, 0o711);
   const db = await openDatabase({ uri: settings.databaseUri, dataDir: path.join(settings.dataDir, "db") });
   let server: Server | undefined;
   let rest: KubeRest | undefined;
@@ -127,7 +132,8 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
       local = new LocalListener({
         store: runtimes.scopedStore(controlPlane.deployments, "local"),
         dataDir: settings.dataDir,
-        tracing: { endpoint: `${url}/tracing`, apiKey: admin.key },
+        // each deployment gets a key of its own tenant, for its traces only (never the admin key)
+        tracing: { endpoint: `${url}/tracing`, auth: controlPlane.auth },
         deadlineMs: settings.deployDeadlineSeconds * 1000,
         logger,
         deployer: options.deployer,
