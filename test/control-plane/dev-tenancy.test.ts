@@ -59,7 +59,8 @@ describe("berth dev: tenants and credentials", () => {
     repo = createRepo(dir);
     repo.commit({ "agent/langgraph.json": JSON.stringify({ graphs: { env: "./graph.ts:env", key: "./key.ts:key" } }), "agent/key.ts": KEY_GRAPH });
     chmodSync(path.join(dir, "repo"), 0o755);
-    dev = await startControlPlaneServer(resolveControlPlaneSettings({ port: 0, dataDir, logLevel: "silent", authMode: "required" }, {}), silentLogger, {
+    // the embedded dev mode: this machine's user needs no key, other users do
+    dev = await startControlPlaneServer(resolveControlPlaneSettings({ port: 0, dataDir, logLevel: "silent" }, {}), silentLogger, {
       deployer: { stopGraceMs: 5000, drainMs: 500 },
       pollMs: 0,
     });
@@ -90,6 +91,8 @@ describe("berth dev: tenants and credentials", () => {
       ...(canSwitchUser()
         ? [
             `test "$(id -u)" != 0 || { echo "install runs as root"; exit 1; }`,
+            // the embedded dev mode's key-less access is for the control plane's own user only
+            `node -e 'fetch(process.argv[1]).then((r) => process.exit(r.status === 401 ? 0 : 1), () => process.exit(1))' ${dev.url}/v2/deployments || { echo "install uses the API without a key"; exit 1; }`,
             ...[path.join(dataDir, "admin.key"), path.join(dataDir, "secrets.key")].map((f) => `! cat ${f} >/dev/null 2>&1 || { echo "install reads ${f}"; exit 1; }`),
             `! ls ${path.join(dataDir, "db")} >/dev/null 2>&1 || { echo "install lists the control plane's database"; exit 1; }`,
             `! cat ${path.join(dataDir, "deployments", a.body.id)}/revisions/*/src/agent/graph.ts >/dev/null 2>&1 || { echo "install reads tenant A's checkout"; exit 1; }`,

@@ -2,6 +2,7 @@
 import type { Request, RequestHandler, Response } from "express";
 import { AuthError, AuthService, DEFAULT_TENANT_ID, pickTenant, type KeyRestriction, type Principal } from "./service.js";
 import { looksLikeJwt, scopeAllows, type JwtVerifier } from "./jwt.js";
+import { loopbackPeerUid } from "./peer.js";
 
 export type AuthMode = "required" | "loopback-open";
 
@@ -13,6 +14,19 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
  */
 export function isLoopbackRequest(req: Request): boolean {
   return LOOPBACK.has(req.socket.remoteAddress ?? "") && req.headers["x-forwarded-for"] === undefined && req.headers.forwarded === undefined;
+}
+
+/**
+ * A loopback request from a process of this server's own user (where the system says who the
+ * peer is: Linux). Another user's process — a local deployment's commands run as a user of their
+ * own — is not let in without a key.
+ */
+export function isSameUserRequest(req: Request): boolean {
+  if (typeof process.getuid !== "function") return true;
+  const uid = loopbackPeerUid(req.socket.remotePort ?? 0, req.socket.localPort ?? 0);
+  // unknown peer: let it in, unless this server runs as root (the local runtime then runs
+  // deployments as other users, whom a failed lookup must not let through)
+  return uid === undefined ? process.getuid() !== 0 : uid === process.getuid();
 }
 
 /** The API key of a request: `X-Api-Key`, or `Authorization: Bearer <key>`. */
@@ -45,7 +59,7 @@ export function authenticate(auth: AuthService, mode: AuthMode, jwt?: JwtVerifie
     }
     const tenant = req.headers["x-tenant-id"];
     const tenantHeader = typeof tenant === "string" ? tenant : undefined;
-    if (!key && mode === "loopback-open" && isLoopbackRequest(req)) {
+    if (!key && mode === "loopback-open" && isLoopbackRequest(req) && isSameUserRequest(req)) {
       try {
         res.locals.principal = pickTenant([DEFAULT_TENANT_ID], tenantHeader);
         next();
