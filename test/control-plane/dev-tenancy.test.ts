@@ -137,6 +137,13 @@ describe("berth dev: tenants and credentials", () => {
     expect((await call(dev.adminKey, "GET", `/tracing/runs?project_name=${b.body.name}`)).body.runs ?? []).toEqual([]);
     expect(JSON.stringify((await call(bKey, "GET", `/tracing/runs/${privateRun.id}`)).body)).not.toContain("tenant A only");
 
+    // a new revision keeps the key (its old process may still be sending traces)
+    const patched = await call(bKey, "PATCH", `/v2/deployments/${b.body.id}`, { secrets: [{ name: "GREETING", value: "hi" }] });
+    expect(patched.status).toBe(200);
+    await deployed(bKey, b.body.id, patched.body.latest_revision_id);
+    const again = (await client.runs.wait((await client.threads.create()).thread_id, "key", { input: {} })) as { key: string };
+    expect(again.key).toBe(key);
+
     // deleting the deployment revokes its key
     expect((await call(bKey, "DELETE", `/v2/deployments/${b.body.id}`)).status).toBe(204);
     await eventually(async () => (await call(key, "POST", "/tracing/runs", run(b.body.name))).status === 401, 60_000);

@@ -54,6 +54,35 @@ describe("embedded database", () => {
     expect(openToOthers(dataDir)).toEqual([]);
   });
 
+  it("keeps its socket path short enough when TMPDIR is deep (a local deployment's), one socket per database", async () => {
+    const deep = path.join(tempDir("berth-deep-"), "d".repeat(60), "tmp");
+    mkdirSync(deep, { recursive: true });
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = deep;
+    try {
+      const a = await startEmbeddedPostgres(path.join(deep, "..", "a"));
+      const b = await startEmbeddedPostgres(path.join(deep, "..", "b"));
+      try {
+        const hosts = [a, b].map((db) => new URL(db.connectionString).searchParams.get("host")!);
+        expect(hosts[0]).not.toBe(hosts[1]);
+        for (const [i, db] of [a, b].entries()) {
+          expect(path.join(hosts[i]!, ".s.PGSQL.5432").length).toBeLessThanOrEqual(103);
+          const c = new pg.Client({ connectionString: db.connectionString });
+          await c.connect();
+          await c.query(`CREATE TABLE only_${i} (x int)`);
+          expect((await c.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'only_%'")).rows[0].n).toBe(1);
+          await c.end();
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
   it("makes an older, world-writable data directory private when it opens it", async () => {
     const dataDir = path.join(tempDir("berth-embedded-"), "db");
     const first = await startEmbeddedPostgres(dataDir);

@@ -44,10 +44,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     );
   }
   await makePrivate(dataDir);
-  // a short path in the temp dir: a socket path is limited to ~107 bytes; mkdtemp makes it 0700
-  const socketDir = await mkdtemp(path.join(os.tmpdir(), "berth-pg-"));
-  await chmod(socketDir, 0o700);
-  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), maxConnections: 100, debug: process.env.BERTH_PGLITE_DEBUG === "1" });
+  const socketDir = await privateSocketDir();
+  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, SOCKET_NAME), maxConnections: 100, debug: process.env.BERTH_PGLITE_DEBUG === "1" });
   try {
     await server.start();
   } catch (err) {
@@ -64,6 +62,24 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       await makePrivate(dataDir).catch(() => undefined);
     },
   };
+}
+
+/** Longest Unix socket path (sun_path is 108 bytes on Linux, 104 on macOS; with its NUL). */
+const MAX_SOCKET_PATH = 103;
+const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
+
+/**
+ * A new 0700 directory for the socket, in the temp dir, or in /tmp when the temp dir's path is too
+ * long for a socket (a local deployment's TMPDIR is deep in its directory). Never a truncated
+ * path: Node would bind a shortened name, which may be another process's socket.
+ */
+async function privateSocketDir(): Promise<string> {
+  const fits = (base: string) => path.join(base, "berth-pg-XXXXXX", SOCKET_NAME).length <= MAX_SOCKET_PATH;
+  const base = [os.tmpdir(), "/tmp"].find(fits);
+  if (!base) throw new Error(`no directory with a path short enough for the embedded database's socket (TMPDIR ${os.tmpdir()})`);
+  const dir = await mkdtemp(path.join(base, "berth-pg-"));
+  await chmod(dir, 0o700);
+  return dir;
 }
 
 /** Directories 0700 and files 0600 under `dir` (symlinks untouched). */
