@@ -138,7 +138,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
         logger,
         deployer: options.deployer,
         pollMs: options.pollMs,
-        databases: settings.databaseUri ? new DeploymentDatabases(settings.databaseUri) : undefined,
+        databases: settings.databaseUri ? new DeploymentDatabases(settings.databaseUri, path.join(settings.dataDir, "keys")) : undefined,
       });
       runtimes.add("local", local);
     }
