@@ -46,7 +46,11 @@ export function secretsKeys(options: Pick<ControlPlaneOptions, "secretsKeys" | "
     mkdirSync(options.dataDir, { recursive: true });
     writeFileSync(file, keyToConfig(generateKey()) + "\n", { mode: 0o600 });
   }
-  chmodSync(file, 0o600); // an older version may have left it readable
+  try {
+    chmodSync(file, 0o600); // an older version may have left it readable
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err; // not ours to change
+  }
   return [keyFromConfig(readFileSync(file, "utf8").trim())];
 }
 

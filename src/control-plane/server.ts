@@ -55,12 +55,21 @@ export interface ControlPlaneServerOptions {
   k8s?: Partial<Pick<K8sListenerOptions, "resolveCommit" | "pollMs" | "sweepMs" | "buildTimeoutSeconds" | "buildTtlSeconds">>;
 }
 
+/** Set a mode on a path of ours; one owned by another user (EPERM) is left as it is. */
+function tightenMode(file: string, mode: number): void {
+  try {
+    chmodSync(file, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
+  }
+}
+
 /** The admin key: configured, or generated once and kept beside the data (printed at first start). */
 function adminKeyOf(settings: ControlPlaneSettings): { key: string; generated: boolean } {
   if (settings.apiKey) return { key: settings.apiKey, generated: false };
   const file = path.join(settings.dataDir, "admin.key");
   if (existsSync(file)) {
-    chmodSync(file, 0o600); // an older version may have left it readable
+    tightenMode(file, 0o600); // an older version may have left it readable
     return { key: readFileSync(file, "utf8").trim(), generated: false };
   }
   const key = `berth_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
@@ -73,7 +82,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
   const mode = settings.mode ?? "dev";
   // 0711: others may pass through to their deployment's directory (local runtime), never list or read
   mkdirSync(settings.dataDir, { recursive: true, mode: 0o711 });
-  chmodSync(settings.dataDir, 0o711);
+  tightenMode(settings.dataDir, 0o711);
   const db = await openDatabase({ uri: settings.databaseUri, dataDir: path.join(settings.dataDir, "db") });
   let server: Server | undefined;
   let rest: KubeRest | undefined;

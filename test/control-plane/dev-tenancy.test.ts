@@ -5,7 +5,7 @@
  * plane's keys, database or another deployment's checkout; its agent server gets a key that only
  * writes traces into its own project (refused by every other API), revoked when it is deleted.
  */
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
@@ -59,6 +59,9 @@ describe("berth dev: tenants and credentials", () => {
     repo = createRepo(dir);
     repo.commit({ "agent/langgraph.json": JSON.stringify({ graphs: { env: "./graph.ts:env", key: "./key.ts:key" } }), "agent/key.ts": KEY_GRAPH });
     chmodSync(path.join(dir, "repo"), 0o755);
+    // an admin key left readable by an older version
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path.join(dataDir, "admin.key"), `berth_${randomUUID().replace(/-/g, "")}\n`, { mode: 0o644 });
     // the embedded dev mode: this machine's user needs no key, other users do
     dev = await startControlPlaneServer(resolveControlPlaneSettings({ port: 0, dataDir, logLevel: "silent" }, {}), silentLogger, {
       deployer: { stopGraceMs: 5000, drainMs: 500 },
@@ -68,6 +71,13 @@ describe("berth dev: tenants and credentials", () => {
   afterAll(async () => {
     await dev?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("keeps its keys and database to itself", () => {
+    expect(statSync(path.join(dataDir, "admin.key")).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dataDir, "secrets.key")).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dataDir, "db")).mode & 0o777).toBe(0o700);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o711);
   });
 
   it("a deployment's credential writes its own tenant's traces and nothing else; its builds see no key", async () => {
