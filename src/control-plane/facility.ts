@@ -2,7 +2,7 @@
  * The control plane on a database: migrations, stores, the router. Hosted by `berth dev` /
  * `berth control-plane` with the tracing facility beside it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type express from "express";
 import type pg from "pg";
@@ -48,6 +48,11 @@ export function secretsKeys(options: Pick<ControlPlaneOptions, "secretsKeys" | "
   if (!existsSync(file)) {
     mkdirSync(options.dataDir, { recursive: true });
     writeFileSync(file, keyToConfig(generateKey()) + "\n", { mode: 0o600 });
+  }
+  try {
+    chmodSync(file, 0o600); // an older version may have left it readable
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err; // not ours to change
   }
   return [keyFromConfig(readFileSync(file, "utf8").trim())];
 }

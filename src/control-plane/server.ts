@@ -8,7 +8,7 @@
  * Creating a deployment creates its tracing project; deployments trace to it with project = their name.
  */
 import { failureLimits } from "../shared/auth/failures.js";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -56,11 +56,23 @@ export interface ControlPlaneServerOptions {
   k8s?: Partial<Pick<K8sListenerOptions, "resolveCommit" | "pollMs" | "sweepMs" | "buildTimeoutSeconds" | "buildTtlSeconds">>;
 }
 
+/** Set a mode on a path of ours; one owned by another user (EPERM) is left as it is. */
+function tightenMode(file: string, mode: number): void {
+  try {
+    chmodSync(file, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
+  }
+}
+
 /** The admin key: configured, or generated once and kept beside the data (printed at first start). */
 function adminKeyOf(settings: ControlPlaneSettings): { key: string; generated: boolean } {
   if (settings.apiKey) return { key: settings.apiKey, generated: false };
   const file = path.join(settings.dataDir, "admin.key");
-  if (existsSync(file)) return { key: readFileSync(file, "utf8").trim(), generated: false };
+  if (existsSync(file)) {
+    tightenMode(file, 0o600); // an older version may have left it readable
+    return { key: readFileSync(file, "utf8").trim(), generated: false };
+  }
   const key = `berth_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
   mkdirSync(settings.dataDir, { recursive: true });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
@@ -69,7 +81,9 @@ function adminKeyOf(settings: ControlPlaneSettings): { key: string; generated: b
 
 export async function startControlPlaneServer(settings: ControlPlaneSettings, logger: Logger, options: ControlPlaneServerOptions = {}): Promise<ControlPlaneServerHandle> {
   const mode = settings.mode ?? "dev";
-  mkdirSync(settings.dataDir, { recursive: true });
+  // 0711: others may pass through to their deployment's directory (local runtime), never list or read
+  mkdirSync(settings.dataDir, { recursive: true, mode: 0o711 });
+  tightenMode(settings.dataDir, 0o711);
   const db = await openDatabase({ uri: settings.databaseUri, dataDir: path.join(settings.dataDir, "db") });
   let server: Server | undefined;
   let rest: KubeRest | undefined;
@@ -108,7 +122,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
       logger,
     );
     const controlPlane = cp;
-    await controlPlane.auth.addKey(admin.key, [DEFAULT_TENANT_ID], "admin");
+    await controlPlane.auth.addKey(admin.key, [DEFAULT_TENANT_ID], "admin", { admin: true });
     const integration = mode === "dev" ? await controlPlane.integrations.ensure(DEFAULT_TENANT_ID, { name: "local", kind: "local" }) : undefined;
 
     const app = express();
@@ -130,12 +144,13 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
       local = new LocalListener({
         store: runtimes.scopedStore(controlPlane.deployments, "local"),
         dataDir: settings.dataDir,
-        tracing: { endpoint: `${url}/tracing`, apiKey: admin.key },
+        // each deployment gets a key of its own tenant, for its traces only (never the admin key)
+        tracing: { endpoint: `${url}/tracing`, auth: controlPlane.auth },
         deadlineMs: settings.deployDeadlineSeconds * 1000,
         logger,
         deployer: options.deployer,
         pollMs: options.pollMs,
-        databases: settings.databaseUri ? new DeploymentDatabases(settings.databaseUri) : undefined,
+        databases: settings.databaseUri ? new DeploymentDatabases(settings.databaseUri, path.join(settings.dataDir, "keys")) : undefined,
       });
       runtimes.add("local", local);
     }

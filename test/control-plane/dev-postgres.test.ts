@@ -65,8 +65,25 @@ process.env.BERTH_FROM_SOURCE = "1";
     const c = new pg.Client({ connectionString: scratch.uri.replace(/\/[^/]+$/, `/${databaseName(id)}`) });
     await c.connect();
     expect((await c.query("SELECT count(*)::int AS n FROM threads WHERE thread_id = $1", [thread.thread_id])).rows[0].n).toBe(1);
+    // owned by a role of its own, which the agent server connects as; no one else may connect
+    const name = databaseName(id);
+    expect((await c.query("SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1", [name])).rows[0].owner).toBe(name);
+    const users = (await c.query("SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name])).rows.map((r) => r.usename);
+    expect(users).toEqual([name]);
+    const probe = `probe_${id.slice(0, 8)}`;
+    await c.query(`CREATE ROLE ${probe}`);
+    try {
+      expect((await c.query("SELECT has_database_privilege($1, $2, 'CONNECT') AS ok", [probe, name])).rows[0].ok).toBe(false);
+    } finally {
+      await c.query(`DROP ROLE ${probe}`);
+    }
     await c.end();
     expect((await api("DELETE", `/v2/deployments/${id}`)).status).toBe(204);
     await eventually(async () => !(await exists(databaseName(id))), 30_000);
+    // its role goes with it
+    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URI });
+    await admin.connect();
+    expect((await admin.query("SELECT count(*)::int AS n FROM pg_roles WHERE rolname = $1", [databaseName(id)])).rows[0].n).toBe(0);
+    await admin.end();
   }, 180_000);
 });

@@ -10,6 +10,8 @@ import { silentLogger } from "../../src/shared/logging.js";
 import { createTestDatabase, type Backend, type TestDatabase } from "./server.js";
 
 export const CP_KEY = "berth-cp-test-key-0123456789abcdef";
+/** The admin key (as `berth dev` configures its admin.key): may also manage tenants. */
+export const CP_ADMIN_KEY = "berth-cp-test-admin-key-0123456789abcdef";
 
 export interface ControlPlaneTestServer {
   url: string;
@@ -27,6 +29,7 @@ export async function startControlPlaneTestServer(backend: Backend, options: Par
   const secretsKeys = options.secretsKeys ?? (db.embedded ? undefined : [keyToConfig(generateKey())]);
   const cp = await openControlPlane(db.pool, { authMode: "required", embedded: db.embedded, dataDir: tdb.dataDir, ...options, secretsKeys }, silentLogger);
   await cp.auth.addKey(CP_KEY);
+  await cp.auth.addKey(CP_ADMIN_KEY, undefined, "admin", { admin: true });
   const app = express();
   app.use(cp.router);
   const server = createServer(app);

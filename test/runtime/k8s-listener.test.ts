@@ -4,6 +4,7 @@
  * the tests play it by writing the AgentDeployment's `/status`, and the fake's kubelet runs the
  * build Jobs. Both database backends.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { effectiveResourceSpec, generateKey, keyToConfig } from "../../src/control-plane/rules/index.js";
 import { startControlPlaneServer, type ControlPlaneServerHandle } from "../../src/control-plane/server.js";
@@ -173,8 +174,12 @@ describeBackends("k8s listener", (backend) => {
     expect(Object.keys(secret).sort()).toEqual(["LANGSMITH_API_KEY", "OPENAI_API_KEY"]);
     expect(secret.OPENAI_API_KEY).toBe("sk-test-1");
     tracingKey = secret.LANGSMITH_API_KEY;
-    // a key of the deployment's tenant: it can use the control plane's APIs (tracing included)
-    expect((await http("GET", `/v2/deployments/${extId}`, undefined, tracingKey)).status).toBe(200);
+    // a key scoped to the deployment's traces: it writes runs into its project, and nothing else
+    expect((await http("GET", `/v2/deployments/${extId}`, undefined, tracingKey)).status).toBe(403);
+    expect((await http("GET", "/tracing/projects", undefined, tracingKey)).status).toBe(403);
+    const run = (session_name: string) => ({ id: randomUUID(), name: "probe", run_type: "chain", start_time: new Date().toISOString(), inputs: {}, session_name });
+    expect((await http("POST", "/tracing/runs", run("ext-agent"), tracingKey)).status).toBe(202);
+    expect((await http("POST", "/tracing/runs", run("someone-else"), tracingKey)).status).toBe(422);
 
     const cr = await waitFor("the AgentDeployment", () => fake.get(...AD, "staging", "ext-agent"));
     expect(cr.metadata.labels).toMatchObject({ "app.kubernetes.io/managed-by": "berth-control-plane", "berth.dev/deployment-id": extId });

@@ -9,6 +9,7 @@ import { BERTH_VERSION } from "../../shared/version.js";
 import { controlPlaneRoutes, type ControlPlaneDeps } from "./routes.js";
 import { integrationRoutes, mountWebhook } from "./integration-routes.js";
 import { keyRoutes } from "./key-routes.js";
+import { tenantRoutes } from "./tenant-routes.js";
 import { idempotency } from "./idempotency.js";
 import * as Responses from "./response-schemas.js";
 
@@ -35,6 +36,7 @@ function apiRouters(deps: ControlPlaneRouterDeps): { system: ApiRouter; api: Api
   controlPlaneRoutes(api, deps);
   integrationRoutes(api, deps.integrations);
   keyRoutes(api, deps.auth);
+  tenantRoutes(api, deps);
   return { system, api };
 }
 

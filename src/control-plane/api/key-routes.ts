@@ -8,7 +8,7 @@ import * as Responses from "./response-schemas.js";
 
 const keyCreateSchema = z.object({
   name: z.string().max(100).default(""),
-  /** Tenants the new key may act for; default: the tenant of this request. Only the caller's own. */
+  /** Tenants the new key may act for; default: the tenant of this request. Only the caller's own (an admin key: any). */
   tenant_ids: z.array(z.guid({ error: "must be a UUID" })).min(1).optional(),
 });
 
@@ -21,16 +21,20 @@ export function keyRoutes(router: ApiRouter, auth: AuthService): void {
       tenants: await auth.tenants(p.tenantIds),
       key_id: p.keyId ?? null,
       via: p.keyId ? "api_key" : "scopes" in p ? "jwt" : "loopback",
+      admin: Boolean(p.admin),
     };
   });
   router.add({ method: "get", path: "/v2/api-keys", tag, summary: "Keys of this tenant (without their secret)", response: Responses.ApiKeyList }, async ({ res }) => ({
     resources: await auth.listKeys(principalOf(res).tenantId),
   }));
-  router.add({ method: "post", path: "/v2/api-keys", tag, summary: "Create a key; its value is shown only in this response", body: keyCreateSchema, response: Responses.ApiKeyCreated, responses: { "201": "Created", "403": "Tenant not allowed" } }, async ({ body, res }) => {
+  router.add({ method: "post", path: "/v2/api-keys", tag, summary: "Create a key; its value is shown only in this response", body: keyCreateSchema, response: Responses.ApiKeyCreated, responses: { "201": "Created", "403": "Tenant not allowed", "404": "Unknown tenant" } }, async ({ body, res }) => {
     const principal = principalOf(res);
     const tenants = body.tenant_ids ?? [principal.tenantId];
     const foreign = tenants.find((t) => !principal.tenantIds.includes(t));
-    if (foreign) throw new ApiError(403, `this API key may not act for tenant ${foreign}`);
+    if (foreign && !principal.admin) throw new ApiError(403, `this API key may not act for tenant ${foreign}`);
+    const known = new Set((await auth.tenants(tenants)).map((t) => t.id));
+    const unknown = tenants.find((t) => !known.has(t));
+    if (unknown) throw new NotFoundError(`Tenant ID ${unknown} not found.`);
     const { id, key } = await auth.createKey(tenants, body.name);
     return new Reply(201, { id, key, name: body.name, tenant_ids: tenants });
   });

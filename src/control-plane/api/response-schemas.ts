@@ -28,6 +28,8 @@ export const Health = z.object({ ok: z.literal(true) }).meta({ id: "Health" });
 // ---------- identity and keys ----------
 
 export const Tenant = z.object({ id: uuid, name: z.string() }).meta({ id: "Tenant" });
+export const TenantRecord = Tenant.extend({ created_at: timestamp }).meta({ id: "TenantRecord" });
+export const TenantList = z.object({ resources: z.array(TenantRecord) }).meta({ id: "TenantList" });
 
 export const Whoami = z
   .object({
@@ -35,10 +37,22 @@ export const Whoami = z
     tenants: z.array(Tenant).describe("Every tenant the credentials may act for (a tenant picker when more than one)"),
     key_id: uuid.nullable().describe("The API key's id; null when signed in another way"),
     via: z.enum(["api_key", "jwt", "loopback"]),
+    admin: z.boolean().describe("An admin key: may also manage tenants (/v2/tenants)"),
   })
   .meta({ id: "Whoami" });
 
-export const ApiKey = z.object({ id: uuid, name: z.string(), tenant_ids: z.array(uuid), created_at: timestamp }).meta({ id: "ApiKey" });
+export const ApiKey = z
+  .object({
+    id: uuid,
+    name: z.string(),
+    tenant_ids: z.array(uuid),
+    admin: z.boolean().describe("An admin key (configured on the server): may also manage tenants"),
+    scopes: z.array(z.string()).describe("Empty: every API of its tenants. tracing:write: trace ingestion only (a deployment's key)"),
+    project: z.string().nullable().describe("The only tracing project a scoped key may write to"),
+    deployment_id: uuid.nullable().describe("The deployment the key was issued for; revoked when it is deleted"),
+    created_at: timestamp,
+  })
+  .meta({ id: "ApiKey" });
 export const ApiKeyList = z.object({ resources: z.array(ApiKey) }).meta({ id: "ApiKeyList" });
 export const ApiKeyCreated = z
   .object({ id: uuid, key: z.string().describe("The key itself: shown only in this response"), name: z.string(), tenant_ids: z.array(uuid) })

@@ -32,7 +32,7 @@ import type { IntegrationStore } from "../../control-plane/storage/integrations.
 import type { ListenerStore } from "../../control-plane/storage/listeners.js";
 import type { KubeRest } from "../../operator/kube/index.js";
 import { API_VERSION, KIND } from "../../operator/types.js";
-import type { AuthService } from "../../shared/auth/index.js";
+import { TRACING_WRITE, type AuthService } from "../../shared/auth/index.js";
 import { BadRequestError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
 import { agentDeploymentFor, agentDeploymentProblem, apiKeyOf, deploymentSecretFor } from "./agent-deployment.js";
@@ -50,8 +50,8 @@ export interface K8sListenerOptions {
   store: DeploymentStore;
   listeners: Pick<ListenerStore, "get">;
   integrations: Pick<IntegrationStore, "get">;
-  /** Mints the tracing API key of each deployment (and revokes it on delete). */
-  auth: Pick<AuthService, "createKey" | "revokeKey">;
+  /** Mints the tracing API key of each deployment (scoped: trace ingestion into its project) and revokes it on delete. */
+  auth: Pick<AuthService, "createDeploymentKey" | "key" | "revokeKey" | "revokeDeploymentKeys">;
   rest: KubeRest;
   /** BERTH_K8S_DEFAULT_NAMESPACE. */
   defaultNamespace: string;
@@ -198,7 +198,7 @@ export class K8sListener implements Required<Pick<ControlPlaneHooks, "revisionCr
         return await revisions.fail(r, `AgentDeployment ${namespace}/${d.name} already exists and belongs to another deployment (${existing.spec.deploymentId}): use another name or namespace`, "deploy");
       }
       const secret = secretName(d.name);
-      const apiKey = apiKeyOf(await steps.kube(() => rest.get("v1", "Secret", namespace, secret))) ?? (await this.o.auth.createKey([d.tenant_id], `deployment ${d.name} (${d.id})`));
+      const apiKey = await this.tracingKeyOf(d, apiKeyOf(await steps.kube(() => rest.get("v1", "Secret", namespace, secret))));
       const ad = agentDeploymentFor(d, r, { image, namespace, tracingEndpoint: `${this.o.publicUrl.replace(/\/+$/, "")}/tracing`, secretName: secret });
       const problem = agentDeploymentProblem(ad);
       if (problem) return await revisions.fail(r, `invalid AgentDeployment: ${problem}`, "deploy");
@@ -218,6 +218,18 @@ export class K8sListener implements Required<Pick<ControlPlaneHooks, "revisionCr
       if (passOn(err)) throw err;
       await revisions.fail(r, `could not apply the AgentDeployment: ${(err as Error).message}`, "deploy");
     }
+  }
+
+  /**
+   * The deployment's tracing key: the one on its Secret, kept across revisions, unless it was
+   * revoked or is an unscoped key of an older version (which could use every API of the tenant):
+   * then a new scoped one, the old one revoked.
+   */
+  private async tracingKeyOf(d: DeploymentRow, current: { id: string; key: string } | undefined): Promise<{ id: string; key: string }> {
+    const record = current && (await this.o.auth.key(d.tenant_id, current.id));
+    if (current && record?.scopes.includes(TRACING_WRITE) && record.deployment_id === d.id) return current;
+    if (current && record) await this.o.auth.revokeKey(d.tenant_id, current.id);
+    return this.o.auth.createDeploymentKey(d.tenant_id, d);
   }
 
   /** Older revisions still in a deploy stage lose their rollout when a newer one is applied. */
@@ -294,6 +306,8 @@ export class K8sListener implements Required<Pick<ControlPlaneHooks, "revisionCr
     }
     for (const cr of this.observer.seenCrs(d.id)) if (cr.metadata.namespace) namespaces.add(cr.metadata.namespace);
     for (const namespace of namespaces) await deleteFromNamespace(d, namespace, { ...this.o, steps: this.steps, pollMs: this.pollMs });
+    // also a key whose Secret is gone or was never written (a failed apply)
+    await this.o.auth.revokeDeploymentKeys(d.id);
     this.observer.forgetDeployment(d.id);
     await this.o.store.remove(d.id);
     this.o.logger.info({ deployment: d.name }, "deployment deleted from the cluster");

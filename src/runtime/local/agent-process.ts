@@ -26,6 +26,8 @@ export interface AgentProcessOptions {
   log: (line: string, stream: "stdout" | "stderr") => void;
   /** The command that runs berth (tests use the sources). */
   command?: { file: string; args: string[] };
+  /** Run as this user (the control plane runs as root; see isolation.ts). */
+  user?: { uid: number; gid: number };
 }
 
 export interface AgentProcess {
@@ -57,6 +59,7 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
     // than linger holding their embedded database (which a restarted control plane needs)
     env: { ...(o.inheritEnv ?? process.env), ...o.env, BERTH_EXIT_WITH_PARENT: "1" },
     stdio: ["ignore", "pipe", "pipe"],
+    ...o.user,
   });
   const lines = (stream: "stdout" | "stderr") => {
     let rest = "";

@@ -45,7 +45,8 @@ import {
   type RevisionStatus,
 } from "../../control-plane/rules/index.js";
 import { startAgentProcess, type AgentProcess } from "./agent-process.js";
-import { deploymentEnv, inheritedEnv, usesDatabaseServer } from "./env.js";
+import { deploymentEnv, inheritedEnv, sandboxedEnv, usesDatabaseServer } from "./env.js";
+import { chownTree, prepareDeploymentDir, type RunAs } from "./isolation.js";
 import { checkout } from "./git.js";
 import { detectInstallCommand } from "./install.js";
 import { DeploymentProxy } from "./proxy.js";
@@ -77,7 +78,9 @@ export interface LocalRevisionSpec {
   secrets: { name: string; value: string }[];
   /** Extra environment from the control plane (tracing: LANGSMITH_*; DATABASE_URI when it has Postgres). */
   env: Record<string, string>;
-  /** This deployment's directory: checkouts under `revisions/`, the shared PGlite under `db/`. */
+  /** Environment of the agent server only, never of install/build commands: its tracing key. */
+  agentEnv?: Record<string, string>;
+  /** This deployment's directory: checkouts under `revisions/`, the shared PGlite under `db/`, HOME under `home/`. */
   dataDir: string;
   /**
    * The revision's number in its deployment (newer is larger). When given, a deploy() only
@@ -85,6 +88,8 @@ export interface LocalRevisionSpec {
    * must not skip a newer one (storage has skipped the older one already).
    */
   seq?: number;
+  /** The user its processes run as (the control plane runs as root); else the control plane's. */
+  user?: RunAs;
 }
 
 export interface DeployOptions {
@@ -240,6 +245,7 @@ class Instance {
       dataDir: path.join(this.spec.dataDir, "db"),
       env: this.env,
       inheritEnv: this.d.inherit,
+      user: this.spec.user,
       host: this.d.opts.host,
       command: this.d.opts.command,
       log: (line, stream) => {
@@ -477,6 +483,7 @@ export class LocalDeployer {
     await this.step(job, "BUILDING");
     const timeoutMs = this.opts.buildTimeoutMs ?? 1_800_000;
     const log = (line: string, level: "INFO" | "ERROR" = "INFO") => this.log(job, "build", line, level);
+    const sandbox = await this.sandbox(spec);
     const revDir = path.join(spec.dataDir, "revisions", spec.revisionId);
     const root = path.join(revDir, "src");
     await rm(root, { recursive: true, force: true });
@@ -489,6 +496,7 @@ export class LocalDeployer {
       if (signal.aborted) throw err;
       throw new BuildError((err as Error).message);
     }
+    if (spec.user) await chownTree(revDir, spec.user);
     log(`checkout done in ${took()}`);
 
     const configPath = path.resolve(root, spec.agentConfigPath);
@@ -497,12 +505,12 @@ export class LocalDeployer {
     }
     if (!existsSync(configPath)) throw new BuildError(`agent_config_path "${spec.agentConfigPath}" does not exist at commit ${job.commitSha}`);
 
-    const env = { ...this.inherit, ...deploymentEnv(spec) };
+    const env = { ...sandbox, ...deploymentEnv(spec, "build") };
     const shell = async (label: string, command: string, cwd: string) => {
       t = Date.now();
       log(`$ ${command}  (${label}, in ${path.relative(root, cwd) || "."})`);
       try {
-        await runShell({ command, cwd, env, signal, timeoutMs, label, log: (l, stream) => log(l, stream === "stderr" ? "ERROR" : "INFO") });
+        await runShell({ command, cwd, env, signal, timeoutMs, label, user: spec.user, log: (l, stream) => log(l, stream === "stderr" ? "ERROR" : "INFO") });
       } catch (err) {
         if (signal.aborted) throw err;
         throw new BuildError((err as Error).message);
@@ -538,7 +546,7 @@ export class LocalDeployer {
     let stoppedPrevious = false;
     const instance = new Instance(job.id, spec, job.sink, configPath, env, {
       opts: this.opts,
-      inherit: this.inherit,
+      inherit: await this.sandbox(spec),
       muted: () => this.stopped,
       hooks: this.hooks,
       deadlineMs,
@@ -579,6 +587,11 @@ export class LocalDeployer {
     }
     await this.step(job, "DEPLOYED");
     await this.prune(spec.dataDir).catch(noop);
+  }
+
+  /** The inherited environment of the deployment's processes, with its private HOME and TMPDIR (made here). */
+  private async sandbox(spec: LocalRevisionSpec): Promise<NodeJS.ProcessEnv> {
+    return sandboxedEnv(this.inherit, await prepareDeploymentDir(spec.dataDir, spec.user), Boolean(spec.user));
   }
 
   private readonly hooks: InstanceHooks = {

@@ -48,6 +48,8 @@ export interface DeploymentEnvInput {
   deploymentName: string;
   secrets: readonly { name: string; value: string }[];
   env: Readonly<Record<string, string>>;
+  /** What only the agent server gets, never the install/build commands (its tracing key). */
+  agentEnv?: Readonly<Record<string, string>>;
 }
 
 /** The variables that make an agent server use Postgres instead of its embedded PGlite (see shared/config.ts). */
@@ -55,12 +57,13 @@ const DATABASE_VARS = ["DATABASE_URI", "POSTGRES_URI", "POSTGRES_URI_CUSTOM"];
 
 /**
  * What a deployment's processes get on top of the inherited environment: the control plane's
- * `env` (tracing, DATABASE_URI…), then the secrets (a user's explicit value wins, e.g. their own
+ * `env` (tracing, DATABASE_URI…) and, for the agent server only (`process: "agent"`), `agentEnv`
+ * (its tracing key), then the secrets (a user's explicit value wins, e.g. their own
  * LANGSMITH_API_KEY), then defaults: the tracing project is the deployment's name, and a shared
  * Redis gets a per-deployment channel prefix.
  */
-export function deploymentEnv(input: DeploymentEnvInput): Record<string, string> {
-  const env: Record<string, string> = { ...input.env };
+export function deploymentEnv(input: DeploymentEnvInput, process: "build" | "agent" = "agent"): Record<string, string> {
+  const env: Record<string, string> = { ...input.env, ...(process === "agent" ? input.agentEnv : {}) };
   for (const s of input.secrets) env[s.name] = s.value;
   const tracing = env.LANGSMITH_TRACING ?? env.LANGCHAIN_TRACING_V2 ?? env.LANGSMITH_ENDPOINT;
   if (tracing && !env.LANGSMITH_PROJECT && !env.LANGCHAIN_PROJECT) env.LANGSMITH_PROJECT = input.deploymentName;
@@ -71,4 +74,15 @@ export function deploymentEnv(input: DeploymentEnvInput): Record<string, string>
 /** Whether the deployment's database is a Postgres server (shared by processes) rather than PGlite. */
 export function usesDatabaseServer(env: Readonly<Record<string, string | undefined>>): boolean {
   return DATABASE_VARS.some((k) => Boolean(env[k]));
+}
+
+/**
+ * The inherited part of a deployment's environment, pointed at the deployment's own directory:
+ * HOME and the temp dirs are private to it (package managers' caches and tools' scratch files
+ * stay there), and with a user of its own the control plane's account names are dropped.
+ */
+export function sandboxedEnv(inherited: NodeJS.ProcessEnv, dirs: { home: string; tmp: string }, ownUser: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...inherited, HOME: dirs.home, TMPDIR: dirs.tmp, TMP: dirs.tmp, TEMP: dirs.tmp };
+  if (ownUser) for (const k of ["USER", "LOGNAME", "MAIL"]) delete env[k];
+  return env;
 }

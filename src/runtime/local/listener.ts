@@ -4,7 +4,7 @@
  * and logs written back to storage, deletes torn down, and on start-up every live deployment
  * started again (its active revision, then a revision still waiting).
  */
-import { rm } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ControlPlaneHooks } from "../../control-plane/api/routes.js";
 import { isTerminal, revisionSnapshot, type DeploymentConfig, type RevisionStatus } from "../../control-plane/rules/index.js";
@@ -13,15 +13,21 @@ import { remoteHead } from "./git.js";
 import type { DeploymentDatabases } from "./databases.js";
 import { BadRequestError } from "../../shared/errors.js";
 import type { DeploymentRow, DeploymentStore, RevisionRow } from "../../control-plane/storage/deployments.js";
+import type { AuthService } from "../../shared/auth/index.js";
 import type { Logger } from "../../shared/logging.js";
 import { LocalDeployer, type LocalRevisionSpec, type RevisionSink } from "./deployer.js";
+import { canSwitchUser, deploymentUser, unreachableAncestor } from "./isolation.js";
 
 export interface LocalListenerOptions {
   store: DeploymentStore;
   /** Deployments live under `<dataDir>/deployments/<id>`. */
   dataDir: string;
-  /** Where deployments send traces: our tracing facility, project = deployment name. */
-  tracing?: { endpoint: string; apiKey?: string };
+  /**
+   * Where deployments send traces: our tracing facility, project = deployment name. With `auth`
+   * each deployment's agent server gets a key of its own (tracing:write into its project, revoked
+   * when the deployment is deleted), kept in `<dataDir>/keys/` across revisions and restarts.
+   */
+  tracing?: { endpoint: string; auth?: DeploymentKeys };
   /** Environment every deployment gets. */
   env?: Record<string, string>;
   /** Postgres databases for deployments (control plane on a Postgres server); else each gets PGlite. */
@@ -32,9 +38,16 @@ export interface LocalListenerOptions {
   logger: Logger;
   /** Options for each deployer (tests shorten the grace periods). */
   deployer?: Partial<ConstructorParameters<typeof LocalDeployer>[0]>;
+  /**
+   * Run each deployment's processes as a user of its own (isolation.ts). Default: when the
+   * control plane runs as root and other users can reach the data directory.
+   */
+  separateUsers?: boolean;
 }
 
 const FLUSH_MS = 300;
+
+export type DeploymentKeys = Pick<AuthService, "createDeploymentKey" | "authenticate" | "revokeDeploymentKeys">;
 
 export class LocalListener implements ControlPlaneHooks {
   private readonly deployers = new Map<string, LocalDeployer>();
@@ -60,6 +73,8 @@ export class LocalListener implements ControlPlaneHooks {
       await this.deployers.get(deployment.id)?.stop();
       this.deployers.delete(deployment.id);
       await rm(this.dirOf(deployment.id), { recursive: true, force: true });
+      await this.o.tracing?.auth?.revokeDeploymentKeys(deployment.id);
+      await rm(this.keyFileOf(deployment.id), { force: true });
       await this.o.databases?.drop(deployment.id);
       await this.o.store.remove(deployment.id);
       this.o.logger.info({ deployment: deployment.name }, "deployment deleted");
@@ -135,6 +150,50 @@ export class LocalListener implements ControlPlaneHooks {
     return path.join(this.o.dataDir, "deployments", id);
   }
 
+  /** Beside the control plane's own keys, out of the deployment's reach. */
+  private keyFileOf(id: string) {
+    return path.join(this.o.dataDir, "keys", `${id}.tracing.key`);
+  }
+
+  private readonly keyLocks = new Map<string, Promise<string>>();
+  private separateUsers: Promise<boolean> | undefined;
+
+  /** Whether deployments get users of their own (decided once; a warning says why not, when root). */
+  private usersOn(): Promise<boolean> {
+    this.separateUsers ??= (async () => {
+      if (this.o.separateUsers === false || !canSwitchUser()) return false;
+      const deployments = path.join(this.o.dataDir, "deployments");
+      await mkdir(deployments, { recursive: true, mode: 0o711 });
+      const blocked = await unreachableAncestor(deployments);
+      if (!blocked) return true;
+      this.o.logger.warn(
+        { directory: blocked },
+        `deployments run as root, like the control plane: other users cannot enter ${blocked}, so a deployment's own user could not reach its files. Give that directory o+x (chmod o+x) or use a data directory under one that has it`,
+      );
+      return false;
+    })();
+    return this.separateUsers;
+  }
+
+  /** The deployment's tracing key: the kept one while it is still valid, else a new one. One at a time per deployment. */
+  private tracingKey(deployment: DeploymentRow, auth: DeploymentKeys): Promise<string> {
+    const before = this.keyLocks.get(deployment.id) ?? Promise.resolve("");
+    const next = before.catch(() => "").then(async () => {
+      const file = this.keyFileOf(deployment.id);
+      const kept = (await readFile(file, "utf8").catch(() => "")).trim();
+      if (kept) {
+        const principal = await auth.authenticate(kept, undefined).catch(() => undefined);
+        if (principal?.tenantId === deployment.tenant_id && principal.restricted?.project === deployment.name) return kept;
+      }
+      const { key } = await auth.createDeploymentKey(deployment.tenant_id, deployment);
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await writeFile(file, `${key}\n`, { mode: 0o600 });
+      return key;
+    });
+    this.keyLocks.set(deployment.id, next);
+    return next;
+  }
+
   private async deployerFor(deployment: DeploymentRow): Promise<LocalDeployer> {
     let d = this.deployers.get(deployment.id);
     if (!d) {
@@ -159,6 +218,8 @@ export class LocalListener implements ControlPlaneHooks {
     if (databaseUri) await this.o.store.setDatabaseReady(deployment.id, true);
     const cfg = deployment.config;
     const snap = revision.snapshot.source_revision_config;
+    const tracingKey = this.o.tracing?.auth ? await this.tracingKey(deployment, this.o.tracing.auth) : undefined;
+    const user = (await this.usersOn()) ? await deploymentUser(path.join(this.o.dataDir, "deployments"), deployment.id) : undefined;
     const spec: LocalRevisionSpec = {
       deploymentId: deployment.id,
       deploymentName: deployment.name,
@@ -177,13 +238,14 @@ export class LocalListener implements ControlPlaneHooks {
               LANGSMITH_TRACING: "true",
               LANGSMITH_ENDPOINT: this.o.tracing.endpoint,
               LANGSMITH_PROJECT: deployment.name,
-              ...(this.o.tracing.apiKey ? { LANGSMITH_API_KEY: this.o.tracing.apiKey } : {}),
             }
           : {}),
         ...this.o.env,
-        ...(databaseUri ? { DATABASE_URI: databaseUri } : {}),
       },
+      // the agent server's credentials: install and build commands get neither
+      agentEnv: { ...(tracingKey ? { LANGSMITH_API_KEY: tracingKey } : {}), ...(databaseUri ? { DATABASE_URI: databaseUri } : {}) },
       dataDir: this.dirOf(deployment.id),
+      user,
     };
     const sink = this.sink(deployment.id, revision.id);
     const result = await deployer.deploy(spec, restart ? { ...sink, setStatus: async () => undefined } : sink, {

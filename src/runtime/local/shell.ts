@@ -27,6 +27,8 @@ export interface ShellOptions {
   label?: string;
   /** How many trailing lines a failure reports. */
   tailLines?: number;
+  /** Run as this user (the control plane runs as root; see isolation.ts). */
+  user?: { uid: number; gid: number };
 }
 
 /** Run `command` with `sh -c`; resolves on exit code 0, otherwise rejects with a ShellError quoting the last lines. */
@@ -36,7 +38,7 @@ export function runShell(o: ShellOptions): Promise<void> {
   const keep = o.tailLines ?? 10;
   return new Promise<void>((resolve, reject) => {
     if (o.signal?.aborted) return reject(abortReason(o.signal));
-    const child = spawn("sh", ["-c", o.command], { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn("sh", ["-c", o.command], { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"], detached: true, ...o.user });
     const killGroup = (signal: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, signal);

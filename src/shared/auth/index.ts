@@ -1,4 +1,4 @@
 export { authMigrations } from "./migrations.js";
-export { AuthError, AuthService, DEFAULT_TENANT_ID, DEFAULT_TENANT_NAME, pickTenant, type Principal } from "./service.js";
-export { authenticate, isLoopbackRequest, principalOf, requestKey, type AuthMode } from "./middleware.js";
+export { AuthError, AuthService, DEFAULT_TENANT_ID, DEFAULT_TENANT_NAME, TRACING_WRITE, pickTenant, type ApiKeyRecord, type KeyRestriction, type Principal, type Tenant } from "./service.js";
+export { authenticate, isLoopbackRequest, principalOf, requestKey, type AuthMode, type RestrictedAccess } from "./middleware.js";
 export { jwtVerifier, looksLikeJwt, scopeAllows, type JwtSettings, type JwtVerifier } from "./jwt.js";

@@ -21,4 +21,18 @@ export const authMigrations: Migration[] = [
       );
     `,
   },
+  {
+    name: "admin keys and scoped keys",
+    sql: `
+      -- an admin key may also manage tenants (only keys the operator configures are admin)
+      ALTER TABLE api_keys ADD COLUMN admin boolean NOT NULL DEFAULT false;
+      -- empty: every API of the key's tenants; else only what the scopes allow (tracing:write = trace ingestion)
+      ALTER TABLE api_keys ADD COLUMN scopes text[] NOT NULL DEFAULT '{}';
+      -- a scoped key may write traces only to this project (null: any project of its tenant)
+      ALTER TABLE api_keys ADD COLUMN project text;
+      -- the deployment a key was issued for: revoked when the deployment is deleted
+      ALTER TABLE api_keys ADD COLUMN deployment_id uuid;
+      CREATE INDEX api_keys_deployment ON api_keys (deployment_id) WHERE deployment_id IS NOT NULL;
+    `,
+  },
 ];

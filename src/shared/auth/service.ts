@@ -1,6 +1,12 @@
 /**
  * API keys and tenants. A key is stored as its SHA-256 (keys are random, so no slow hash is
  * needed); a key may act for several tenants, the request picks one with `X-Tenant-Id`.
+ *
+ * Three kinds of key:
+ * - a tenant key (no scopes): every API of its tenants;
+ * - an admin key (the one the operator configures): a tenant key that may also manage tenants;
+ * - a scoped key (`scopes: ["tracing:write"]`, usually pinned to one project): what a deployment
+ *   gets to send its traces; every other API refuses it (see `middleware.ts`).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
@@ -17,6 +23,44 @@ export interface Principal {
   tenantIds: string[];
   /** The key used; undefined for anonymous loopback access in the embedded dev mode. */
   keyId?: string;
+  /** An admin key: may manage tenants. */
+  admin?: boolean;
+  /** A scoped key: only what these scopes allow (tracing:write), into `project` when set. */
+  restricted?: KeyRestriction;
+}
+
+/** The scope of a deployment's tracing key: ingest traces, nothing else. */
+export const TRACING_WRITE = "tracing:write";
+
+export interface KeyRestriction {
+  scopes: string[];
+  /** The only tracing project the key may write to; null: any of its tenant. */
+  project: string | null;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  tenant_ids: string[];
+  admin: boolean;
+  scopes: string[];
+  project: string | null;
+  deployment_id: string | null;
+  created_at: string;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+interface KeyRow {
+  id: string;
+  tenant_ids: string[];
+  admin: boolean;
+  scopes: string[];
+  project: string | null;
 }
 
 export class AuthError extends ApiError {
@@ -26,6 +70,7 @@ export class AuthError extends ApiError {
   }
 }
 
+const CACHES = new WeakMap<pg.Pool, Map<string, { at: number; key?: KeyRow }>>();
 const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 const CACHE_MS = 30_000;
 
@@ -38,11 +83,12 @@ export interface AuthOptions {
 
 export class AuthService {
   /**
-   * Key hash → key record, briefly cached: every request authenticates. Unknown keys are cached
-   * too (a client retrying a bad key costs no query), so the cache is bounded: otherwise every
-   * distinct guess would stay in memory.
+   * Key hash → key record, briefly cached: every request authenticates. Shared by every service on
+   * the same pool (the control plane and the tracing facility of one server), so a revocation by
+   * one takes effect at once in the other. Unknown keys are cached too (a client retrying a bad key
+   * costs no query), so the cache is bounded: otherwise every distinct guess would stay in memory.
    */
-  private cache = new Map<string, { at: number; key?: { id: string; tenant_ids: string[] } }>();
+  private readonly cache: Map<string, { at: number; key?: KeyRow }>;
   private readonly cacheEntries: number;
   /** Failed attempts per client; the middleware consults and feeds it. */
   readonly failures: FailureLimiter;
@@ -51,6 +97,9 @@ export class AuthService {
     private readonly pool: pg.Pool,
     options: AuthOptions = {},
   ) {
+    let cache = CACHES.get(pool);
+    if (!cache) CACHES.set(pool, (cache = new Map()));
+    this.cache = cache;
     this.cacheEntries = Math.max(1, options.cacheEntries ?? 10_000);
     this.failures = new FailureLimiter({ ...DEFAULT_FAILURE_LIMITS, ...options.failures });
   }
@@ -77,12 +126,50 @@ export class AuthService {
     return rows;
   }
 
-  /** Register a key the operator chose (e.g. from an environment variable); idempotent. */
-  async addKey(key: string, tenantIds: string[] = [DEFAULT_TENANT_ID], name = ""): Promise<string> {
+  /** A new tenant; undefined when the name is taken. */
+  async addTenant(name: string): Promise<Tenant | undefined> {
+    const { rows } = await this.pool.query("INSERT INTO tenants (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id, name, created_at", [randomUUID(), name]);
+    return rows[0] ? tenantOf(rows[0]) : undefined;
+  }
+
+  async allTenants(): Promise<Tenant[]> {
+    const { rows } = await this.pool.query("SELECT id, name, created_at FROM tenants ORDER BY created_at, name");
+    return rows.map(tenantOf);
+  }
+
+  async tenant(id: string): Promise<Tenant | undefined> {
+    const { rows } = await this.pool.query("SELECT id, name, created_at FROM tenants WHERE id = $1", [id]);
+    return rows[0] ? tenantOf(rows[0]) : undefined;
+  }
+
+  /**
+   * Delete a tenant and its keys (a key shared with other tenants only loses this one); false when
+   * there is none. The caller checks first that nothing else (deployments) still belongs to it.
+   */
+  async deleteTenant(id: string): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const { rowCount } = await client.query("DELETE FROM tenants WHERE id = $1", [id]);
+      await client.query("DELETE FROM api_keys WHERE tenant_ids = ARRAY[$1::uuid]", [id]);
+      await client.query("UPDATE api_keys SET tenant_ids = array_remove(tenant_ids, $1::uuid) WHERE $1::uuid = ANY(tenant_ids)", [id]);
+      await client.query("COMMIT");
+      this.cache.clear();
+      return Boolean(rowCount);
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Register a key the operator chose (e.g. from an environment variable); idempotent. An admin key stays admin. */
+  async addKey(key: string, tenantIds: string[] = [DEFAULT_TENANT_ID], name = "", options: { admin?: boolean } = {}): Promise<string> {
     const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO api_keys (id, key_hash, name, tenant_ids) VALUES ($1, $2, $3, $4::uuid[])
-       ON CONFLICT (key_hash) DO UPDATE SET tenant_ids = EXCLUDED.tenant_ids RETURNING id`,
-      [randomUUID(), hashKey(key), name, tenantIds],
+      `INSERT INTO api_keys (id, key_hash, name, tenant_ids, admin) VALUES ($1, $2, $3, $4::uuid[], $5)
+       ON CONFLICT (key_hash) DO UPDATE SET tenant_ids = EXCLUDED.tenant_ids, admin = api_keys.admin OR EXCLUDED.admin RETURNING id`,
+      [randomUUID(), hashKey(key), name, tenantIds, options.admin ?? false],
     );
     this.cache.clear();
     return rows[0]!.id;
@@ -90,14 +177,40 @@ export class AuthService {
 
   /** A new random key; the plaintext is returned once and never stored. */
   async createKey(tenantIds: string[] = [DEFAULT_TENANT_ID], name = ""): Promise<{ id: string; key: string }> {
-    const key = `berth_${randomBytes(24).toString("base64url")}`;
+    const key = newKey();
     return { id: await this.addKey(key, tenantIds, name), key };
   }
 
+  /**
+   * The key a deployment's agent server traces with: one tenant, scope tracing:write, only into the
+   * deployment's project; revoked with the deployment (`revokeDeploymentKeys`).
+   */
+  async createDeploymentKey(tenantId: string, deployment: { id: string; name: string }): Promise<{ id: string; key: string }> {
+    const key = newKey();
+    const { rows } = await this.pool.query<{ id: string }>(
+      `INSERT INTO api_keys (id, key_hash, name, tenant_ids, scopes, project, deployment_id) VALUES ($1, $2, $3, ARRAY[$4::uuid], $5, $6, $7) RETURNING id`,
+      [randomUUID(), hashKey(key), `deployment ${deployment.name} (tracing)`, tenantId, [TRACING_WRITE], deployment.name, deployment.id],
+    );
+    return { id: rows[0]!.id, key };
+  }
+
+  /** Revoke every key issued for a deployment; how many there were. */
+  async revokeDeploymentKeys(deploymentId: string): Promise<number> {
+    const { rowCount } = await this.pool.query("DELETE FROM api_keys WHERE deployment_id = $1", [deploymentId]);
+    this.cache.clear();
+    return rowCount ?? 0;
+  }
+
+  /** A key's record, if it exists and may act for the tenant. */
+  async key(tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const { rows } = await this.pool.query(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND $2 = ANY(tenant_ids)`, [id, tenantId]);
+    return rows[0] ? keyOf(rows[0]) : undefined;
+  }
+
   /** Keys that may act for a tenant (never their secret: only a hash is kept). */
-  async listKeys(tenantId: string): Promise<{ id: string; name: string; tenant_ids: string[]; created_at: string }[]> {
-    const { rows } = await this.pool.query("SELECT id, name, tenant_ids, created_at FROM api_keys WHERE $1 = ANY(tenant_ids) ORDER BY created_at, id", [tenantId]);
-    return rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
+  async listKeys(tenantId: string): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.pool.query(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE $1 = ANY(tenant_ids) ORDER BY created_at, id`, [tenantId]);
+    return rows.map(keyOf);
   }
 
   /** Revoke a key of this tenant; false when there is none. Takes effect at once in this process. */
@@ -116,7 +229,7 @@ export class AuthService {
     const hash = hashKey(key);
     let hit = this.cache.get(hash);
     if (!hit || Date.now() - hit.at > CACHE_MS) {
-      const { rows } = await this.pool.query<{ id: string; tenant_ids: string[] }>("SELECT id, tenant_ids FROM api_keys WHERE key_hash = $1", [hash]);
+      const { rows } = await this.pool.query<KeyRow>("SELECT id, tenant_ids, admin, scopes, project FROM api_keys WHERE key_hash = $1", [hash]);
       hit = { at: Date.now(), key: rows[0] };
     }
     // most recently used last; the oldest go when the cache is full
@@ -124,9 +237,20 @@ export class AuthService {
     this.cache.set(hash, hit);
     while (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
     if (!hit.key) throw new AuthError(401, "invalid API key");
-    return pickTenant(hit.key.tenant_ids, tenantHeader, hit.key.id);
+    const { admin, scopes, project } = hit.key;
+    return {
+      ...pickTenant(hit.key.tenant_ids, tenantHeader, hit.key.id),
+      ...(admin ? { admin: true } : {}),
+      ...(scopes.length ? { restricted: { scopes, project } } : {}),
+    };
   }
 }
+
+const newKey = () => `berth_${randomBytes(24).toString("base64url")}`;
+const KEY_COLUMNS = "id, name, tenant_ids, admin, scopes, project, deployment_id, created_at";
+const iso = (t: unknown) => new Date(t as string).toISOString();
+const keyOf = (r: ApiKeyRecord): ApiKeyRecord => ({ ...r, created_at: iso(r.created_at) });
+const tenantOf = (r: Tenant): Tenant => ({ id: r.id, name: r.name, created_at: iso(r.created_at) });
 
 /** The tenant a request acts for: the header's, if the caller may; else the caller's first. */
 export function pickTenant(tenantIds: string[], tenantHeader: string | undefined, keyId?: string): Principal {

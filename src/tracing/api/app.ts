@@ -4,7 +4,7 @@
  * SDKs expect; everything else is authenticated.
  */
 import express from "express";
-import { authenticate, type AuthMode, type AuthService } from "../../shared/auth/index.js";
+import { authenticate, TRACING_WRITE, type AuthMode, type AuthService, type RestrictedAccess } from "../../shared/auth/index.js";
 import { mountDocs } from "../../shared/docs.js";
 import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
 import type { Logger } from "../../shared/logging.js";
@@ -50,7 +50,7 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   router.use(publicRoutes);
   mountDocs(router, withQueryRoutes(api, deps), DOC_INFO);
 
-  router.use(authenticate(deps.auth, deps.authMode));
+  router.use(authenticate(deps.auth, deps.authMode, undefined, isIngestRequest));
   // Ingestion reads its own bodies (multipart, gzip, large limits) before any JSON parser.
   mountIngestRoutes(router, deps.ingest, deps.options, deps.logger);
   router.use(jsonBody(1024 * 1024));
@@ -61,6 +61,11 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   router.use(errorHandler(deps.logger));
   return router;
 }
+
+/** What a scoped key with tracing:write may do: the ingestion endpoints, nothing that reads. */
+const isIngestRequest: RestrictedAccess = (req, restriction) =>
+  restriction.scopes.includes(TRACING_WRITE) &&
+  ((req.method === "POST" && ["/runs", "/runs/batch", "/runs/multipart"].includes(req.path)) || (req.method === "PATCH" && /^\/runs\/[^/]+$/.test(req.path)));
 
 /** One router holding every route, for the OpenAPI document (ingestion endpoints included). */
 function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {

@@ -88,6 +88,11 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
     }
   };
   const tenant = (res: Response) => principalOf(res).tenantId;
+  /** A deployment's key writes only into its project. */
+  const scope = (res: Response) => {
+    const project = principalOf(res).restricted?.project;
+    return project ? { project } : undefined;
+  };
   const json = async (req: Request) => {
     const buf = await readBody(req, options.maxBodyBytes);
     if (!buf.length) throw new ApiError(400, "the request body is empty: send a JSON run");
@@ -106,7 +111,7 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
     admitted(req, res, async () => {
       const parsed = await parseMultipart(req, options.maxBodyBytes);
       if (!parsed.ops.length && !parsed.attachments.length && !parsed.errors.length) throw new ApiError(400, "the multipart body holds no runs");
-      reply(res, await ingest.ingest(tenant(res), parsed.ops, parsed.attachments), parsed.errors);
+      reply(res, await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res)), parsed.errors);
     }),
   );
 
@@ -123,13 +128,13 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
         res.status(202).json({ accepted: 0, errors: [], warnings: [] });
         return;
       }
-      reply(res, await ingest.ingest(tenant(res), ops));
+      reply(res, await ingest.ingest(tenant(res), ops, [], scope(res)));
     }),
   );
 
   router.post("/runs", jsonOnly, (req, res) =>
     admitted(req, res, async () => {
-      reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }]));
+      reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }], [], scope(res)));
     }),
   );
 
@@ -139,7 +144,7 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
       if (!isUuid(id)) throw ValidationError.field(["path", "run_id"], `must be a UUID, got ${JSON.stringify(id)}`, "uuid_parsing");
       const body = await json(req);
       if (!body || typeof body !== "object" || Array.isArray(body)) throw ValidationError.field(["body"], "expected a JSON object", "object_type");
-      reply(res, await ingest.ingest(tenant(res), [{ kind: "patch", raw: { ...body, id } }]));
+      reply(res, await ingest.ingest(tenant(res), [{ kind: "patch", raw: { ...body, id } }], [], scope(res)));
     }),
   );
 }

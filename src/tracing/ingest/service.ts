@@ -32,6 +32,11 @@ export interface IngestOp {
   idHint?: string;
 }
 
+/** Where a scoped key's runs go: only this project (by name) of the tenant. */
+export interface IngestScope {
+  project: string;
+}
+
 export interface IngestAttachment extends ExtractedAttachment {
   runId: string;
 }
@@ -53,18 +58,22 @@ export class IngestService {
     private readonly logger: Logger,
   ) {}
 
-  async ingest(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[] = []): Promise<IngestResult> {
+  /**
+   * Store runs of a tenant. With `scope` (a deployment's tracing key) every run goes into that one
+   * project: a run naming another project, or updating a run stored in another, is refused.
+   */
+  async ingest(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[] = [], scope?: IngestScope): Promise<IngestResult> {
     try {
-      return await this.ingestOnce(tenantId, ops, uploaded);
+      return await this.ingestOnce(tenantId, ops, uploaded, scope);
     } catch (err) {
       // A project deleted by another process is still in this one's name cache: forget, retry once.
       if ((err as { code?: string }).code !== "23503") throw err;
       this.projects.forgetAll();
-      return this.ingestOnce(tenantId, ops, uploaded);
+      return this.ingestOnce(tenantId, ops, uploaded, scope);
     }
   }
 
-  private async ingestOnce(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[]): Promise<IngestResult> {
+  private async ingestOnce(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[], scope: IngestScope | undefined): Promise<IngestResult> {
     const result: IngestResult = { accepted: 0, errors: [], warnings: [] };
     const byId = new Map<string, { kind: OpKind; run: RunRecord }[]>();
     const problems = new Map<string, string[]>();
@@ -116,7 +125,19 @@ export class IngestService {
 
     // Projects are created outside the transaction (they outlive it even if it fails).
     const projectOf = new Map<string, string>();
+    const pinned = scope ? await this.projects.idForName(tenantId, scope.project) : undefined;
+    const refuse = (id: string, error: string) => {
+      byId.delete(id);
+      result.errors.push({ run_id: id, error });
+    };
     for (const [id, list] of byId) {
+      if (scope && pinned) {
+        const named = [...list].reverse().find((o) => o.run.session_id || o.run.session_name)?.run;
+        const elsewhere = named && (named.session_id ? named.session_id !== pinned : named.session_name !== scope.project);
+        if (elsewhere) refuse(id, `this API key may write traces only to project "${scope.project}"`);
+        else projectOf.set(id, pinned);
+        continue;
+      }
       try {
         const project = await this.projectFor(tenantId, list.map((o) => o.run), problems, id);
         if (project) projectOf.set(id, project);
@@ -126,6 +147,12 @@ export class IngestService {
         result.errors.push({ run_id: id, error: `the run's project could not be stored: ${(err as Error).message}` });
         byId.delete(id);
         problems.delete(id);
+      }
+    }
+    if (scope) {
+      for (const a of attachments.splice(0)) {
+        if (byId.has(a.runId)) attachments.push(a);
+        else result.errors.push({ run_id: a.runId, error: `attachment "${a.name}" is for a run not sent with it: this API key may attach files only to the runs it sends` });
       }
     }
     if (!byId.size && !attachments.length) return result;
@@ -142,6 +169,14 @@ export class IngestService {
         [tenantId, ids],
       );
       const stored = new Map((await selectRuns(client, tenantId, ids)).map((r) => [r.id, r]));
+      if (pinned) {
+        for (const [id, row] of stored) {
+          if (row.project_id === pinned) continue;
+          refuse(id, `run ${id} belongs to another project: this API key may write traces only to project "${scope!.project}"`);
+          stored.delete(id);
+        }
+        for (let i = attachments.length - 1; i >= 0; i--) if (!byId.has(attachments[i]!.runId)) attachments.splice(i, 1);
+      }
       const merged = new Map<string, RunRecord>();
       const derivedOf = new Map<string, string[]>();
       const failed = (id: string, err: unknown) => {
