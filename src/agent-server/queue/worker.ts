@@ -5,7 +5,7 @@
  * ending makes the loop claim; a timer covers runs delayed with `after_seconds`, and a slow safety
  * poll covers lost bus messages. Each running run holds a lease renewed by a heartbeat; a worker
  * that dies stops renewing, and the sweeper (any worker) gives the run to another worker, which
- * resumes it from its last checkpoint.
+ * resumes it from its last checkpoint (runs/resume.ts decides whether the run had in fact finished).
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -18,6 +18,7 @@ import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
 import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
+import { checkpointFacts, decideResume } from "../runs/resume.js";
 
 type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
 
@@ -163,20 +164,36 @@ export class QueueWorker {
     let outcome: ExecutionOutcome;
     let graph;
     let summary: ExecutionSummary | undefined;
+    /** Whether this execution was counted as an attempt (`runs.begin`). */
+    let begun = false;
     try {
-      graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
-      // Checkpoints newer than the run's start mean an earlier attempt (a crashed worker, or one
-      // that shut down and handed the run back) made progress: continue from there.
-      const resume = run.latest_checkpoint_id !== null && run.latest_checkpoint_id > run.start_checkpoint_id;
-      let alreadyDone = false;
+      // Count the attempt as execution starts (a claim lost before this point costs the run
+      // nothing), while the graph loads.
+      const [loaded, attempt] = await Promise.all([
+        ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable }),
+        ctx.runs.begin(run.run_id, this.owner),
+      ]);
+      graph = loaded;
+      if (attempt === undefined) {
+        controller.abort("lease-lost");
+        throw controller.signal.reason;
+      }
+      begun = true;
+      run.attempt = attempt;
+      // A checkpoint of this run's own means an earlier attempt (a crashed worker, or one that shut
+      // down and handed the run back) got that far: finish from there, unless it had finished.
+      const resume = run.own_checkpoint_id !== null;
+      let done = false;
       if (resume) {
-        const state = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
-        alreadyDone = (state.next ?? []).length === 0;
-        log.info({ alreadyDone }, "resuming run from its last checkpoint");
+        const k = run.kwargs;
+        const facts = await checkpointFacts(graph, ctx.checkpointer, run.thread_id, run.own_checkpoint_id!, Boolean(k.interrupt_after));
+        const decision = decideResume(facts, { before: k.interrupt_before, after: k.interrupt_after });
+        done = decision.done;
+        log.info({ checkpoint_id: run.own_checkpoint_id, done, why: decision.why }, "resuming run from its last checkpoint");
       }
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
-      if (!alreadyDone) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
+      if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       await emitter.flush();
       outcome = { kind: "completed" };
     } catch (err) {
@@ -191,7 +208,7 @@ export class QueueWorker {
     }
 
     if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
-      await ctx.runs.release(run.run_id, this.owner);
+      await ctx.runs.release(run.run_id, this.owner, begun);
       await this.publishWake();
       log.info("run released for another worker (shutdown)");
       return;

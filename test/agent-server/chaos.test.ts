@@ -1,0 +1,151 @@
+/**
+ * Chaos: runs on several threads executed by several `berth worker` processes that are killed
+ * with SIGKILL at random moments (a replacement starts each time), then a check of the runs'
+ * *effects*: every thread's state holds each run's input and output exactly once, in the order the
+ * runs were submitted — a status of `success` proves nothing if the run's writes were dropped.
+ *
+ * Bounded for CI: the storm lasts BERTH_CHAOS_SECONDS (default 25 s); set it higher for a long
+ * soak. BERTH_CHAOS_VERBOSE=1 prints the figures (runs, kills, attempts) of a passing storm.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTestDatabase,
+  eventually,
+  servicesUp,
+  sleep,
+  startChild,
+  startTestServer,
+  type ChildServer,
+  type TestDatabase,
+  type TestServer,
+} from "../helpers/server.js";
+
+const STORM_SECONDS = Number(process.env.BERTH_CHAOS_SECONDS ?? 25);
+const THREADS = 8;
+const WORKERS = 3;
+const JOBS_PER_WORKER = 4;
+/** Short leases: a killed worker's runs go to another worker quickly, so the storm gets through many runs. */
+const LEASE_SECONDS = 2;
+/** Each ledger node pauses up to this long, so kills land inside nodes and between steps alike. */
+const STEP_DELAY_MS = 80;
+/** Time between kills: random in [MIN, MAX). */
+const KILL_EVERY_MS: [number, number] = [400, 1600];
+const SUBMIT_EVERY_MS = 120;
+
+const TERMINAL = new Set(["success", "error", "timeout", "interrupted"]);
+
+/** The log a thread must end with: per run, in submission order, each step exactly once. */
+const expectedLog = (labels: string[]) => labels.flatMap((l) => [`in:${l}`, `one:${l}`, `left:${l}`, `right:${l}`, `out:${l}`]);
+
+/** Where a thread's log departs from what its runs should have written, in words. */
+function logProblems(labels: string[], log: string[]): string[] {
+  const problems: string[] = [];
+  for (const l of labels) {
+    for (const step of ["in", "one", "left", "right", "out"]) {
+      const n = log.filter((e) => e === `${step}:${l}`).length;
+      if (n !== 1) problems.push(`run ${l}: "${step}" ${n === 0 ? "missing" : `written ${n} times`}`);
+    }
+  }
+  if (problems.length === 0) problems.push(`every entry once but not in submission order: ${log.join(" ")}`);
+  return problems;
+}
+
+const postgresOnly = servicesUp() ? describe : describe.skip;
+
+postgresOnly("chaos: workers killed at random while runs execute", () => {
+  let db: TestDatabase | undefined;
+  let api: TestServer | undefined;
+  const workers = new Set<ChildServer>();
+
+  afterEach(async () => {
+    for (const w of workers) await w.stop("SIGKILL");
+    workers.clear();
+    await api?.close({ keepDatabase: true });
+    api = undefined;
+    await db?.drop();
+    db = undefined;
+  });
+
+  const startWorker = async (): Promise<ChildServer> => {
+    const w = await startChild("worker", db!, {
+      BERTH_RUN_LEASE_SECONDS: String(LEASE_SECONDS),
+      N_JOBS_PER_WORKER: String(JOBS_PER_WORKER),
+      LOG_LEVEL: process.env.BERTH_TEST_LOG ?? "silent",
+    });
+    workers.add(w);
+    return w;
+  };
+
+  it("every run's input and output reach its thread exactly once, in order, through SIGKILLs", async () => {
+    db = await createTestDatabase("postgres");
+    // Attempts are not what this test is about: a run killed many times must still finish.
+    api = await startTestServer("postgres", { jobsPerWorker: 0, runLeaseSeconds: LEASE_SECONDS, maxAttempts: 100 }, db);
+    const { client } = api;
+    await Promise.all(Array.from({ length: WORKERS }, startWorker));
+    const threads = await Promise.all(Array.from({ length: THREADS }, () => client.threads.create()));
+    const labels = new Map<string, string[]>(threads.map((t) => [t.thread_id, []]));
+    const runIds: { thread_id: string; run_id: string }[] = [];
+
+    const stormEnds = Date.now() + STORM_SECONDS * 1000;
+    let kills = 0;
+    const replacements: Promise<unknown>[] = [];
+
+    // Submit runs one at a time, so the order on each thread is the order created.
+    const submitting = (async () => {
+      for (let n = 0; Date.now() < stormEnds; n++) {
+        const thread = threads[n % THREADS]!;
+        const label = `${n % THREADS}.${Math.floor(n / THREADS)}`;
+        const run = await client.runs.create(thread.thread_id, "ledger", {
+          input: { log: [`in:${label}`] },
+          config: { configurable: { delay_ms: STEP_DELAY_MS } },
+          multitaskStrategy: "enqueue",
+        });
+        labels.get(thread.thread_id)!.push(label);
+        runIds.push({ thread_id: thread.thread_id, run_id: run.run_id });
+        await sleep(SUBMIT_EVERY_MS);
+      }
+    })();
+
+    // Kill a random worker every so often; a replacement starts at once (it takes a while to boot).
+    const killing = (async () => {
+      while (Date.now() < stormEnds) {
+        await sleep(KILL_EVERY_MS[0] + Math.random() * (KILL_EVERY_MS[1] - KILL_EVERY_MS[0]));
+        const live = [...workers].filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+        const victim = live[Math.floor(Math.random() * live.length)];
+        if (!victim || Date.now() >= stormEnds) continue;
+        await victim.stop("SIGKILL");
+        workers.delete(victim);
+        kills++;
+        replacements.push(startWorker());
+      }
+    })();
+
+    await Promise.all([submitting, killing]);
+    await Promise.all(replacements);
+
+    // The storm is over: let the surviving workers drain the queues (generous: a hang guard only).
+    const statuses = await eventually(
+      async () => {
+        const all = await Promise.all(threads.map((t) => client.runs.list(t.thread_id, { limit: 1000 })));
+        const runs = all.flat();
+        return runs.length === runIds.length && runs.every((r) => TERMINAL.has(r.status)) ? runs : undefined;
+      },
+      240_000,
+      250,
+    );
+
+    const { rows: attempts } = await api.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs");
+    const figures = `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, max attempt ${Math.max(...attempts.map((r) => r.attempt))}`;
+    const problems: string[] = [];
+    const notSuccess = statuses.filter((r) => r.status !== "success");
+    if (notSuccess.length) problems.push(`${notSuccess.length} runs did not succeed: ${notSuccess.map((r) => `${r.run_id}=${r.status}`).join(", ")}`);
+    for (const t of threads) {
+      const state = await client.threads.getState<{ log: string[] }>(t.thread_id);
+      const want = labels.get(t.thread_id)!;
+      const log = state.values.log ?? [];
+      if (JSON.stringify(log) !== JSON.stringify(expectedLog(want))) problems.push(...logProblems(want, log).map((p) => `thread ${t.thread_id}: ${p}`));
+    }
+    if (process.env.BERTH_CHAOS_VERBOSE) console.log(`chaos: ${figures}; ${problems.length} problems`);
+    expect(problems, figures).toEqual([]);
+  }, STORM_SECONDS * 1000 + 300_000);
+});
