@@ -13,12 +13,13 @@ import type { AgentServerContext } from "../context.js";
 import { type CancelMessage } from "../runs/channels.js";
 import { executeRun, type ExecutionSummary } from "../runs/execute.js";
 import { runStatusFor, withInterrupts, type ExecutionOutcome } from "../runs/rules.js";
-import { deliverWebhook } from "../runs/webhooks.js";
+import { sendRunWebhook } from "../runs/webhooks.js";
 import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
 import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
-import { checkpointFacts, decideResume } from "../runs/resume.js";
+import { planExecution } from "../runs/resume.js";
+import { isConnectionLoss, isSocketFailure } from "../../shared/db/connection-errors.js";
 
 type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
 
@@ -180,17 +181,10 @@ export class QueueWorker {
       }
       begun = true;
       run.attempt = attempt;
-      // A checkpoint of this run's own means an earlier attempt (a crashed worker, or one that shut
-      // down and handed the run back) got that far: finish from there, unless it had finished.
-      const resume = run.own_checkpoint_id !== null;
-      let done = false;
-      if (resume) {
-        const k = run.kwargs;
-        const facts = await checkpointFacts(graph, ctx.checkpointer, run.thread_id, run.own_checkpoint_id!, Boolean(k.interrupt_after));
-        const decision = decideResume(facts, { before: k.interrupt_before, after: k.interrupt_after });
-        done = decision.done;
-        log.info({ checkpoint_id: run.own_checkpoint_id, done, why: decision.why }, "resuming run from its last checkpoint");
-      }
+      // An earlier attempt (a crashed worker, or one that shut down and handed the run back) may
+      // have got somewhere, or even finished the run.
+      const { resume, done, why } = await planExecution(graph, ctx.checkpointer, run);
+      if (resume) log.info({ checkpoint_id: run.own_checkpoint_id, done, why }, "resuming run from its last checkpoint");
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
       if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
@@ -199,12 +193,21 @@ export class QueueWorker {
     } catch (err) {
       if (controller.signal.aborted) {
         outcome = { kind: "aborted", reason: controller.signal.reason as AbortReason };
+      } else if (await this.databaseLost(err)) {
+        outcome = { kind: "database-lost", error: err };
       } else {
         outcome = { kind: "failed", error: err };
         log.warn({ err }, "run failed");
       }
     } finally {
       clearTimeout(timeout);
+    }
+
+    if (outcome.kind === "database-lost") {
+      // Nothing can be recorded while the database is away. Let go of the run: its lease lapses
+      // and a worker (maybe this one) resumes it from its last checkpoint once the database is back.
+      log.warn({ err: outcome.error }, "database connection lost during the run; it resumes once its lease lapses");
+      return;
     }
 
     if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
@@ -278,24 +281,10 @@ export class QueueWorker {
     log.info({ status }, "run finished");
     this.ended(run);
 
-    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void this.sendWebhook(run, status, values, error);
+    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void sendRunWebhook(ctx, run, status, values, error);
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }
-  }
-
-  private async sendWebhook(run: ClaimedRun, status: string, values: unknown, error: unknown): Promise<void> {
-    const payload = {
-      ...toPlain<Record<string, unknown>>(await this.ctx.runs.find(run.run_id).catch(() => undefined) ?? run),
-      status,
-      run_started_at: run.started_at,
-      run_ended_at: new Date().toISOString(),
-      webhook_sent_at: new Date().toISOString(),
-      values,
-      error: error ?? null,
-    };
-    const ok = await deliverWebhook(run.webhook!, payload, this.ctx.logger);
-    if (ok) await this.ctx.runs.markWebhookSent(run.run_id).catch(() => undefined);
   }
 
   private async publishWake(): Promise<void> {
@@ -343,6 +332,20 @@ export class QueueWorker {
     this.abort(runId as string, "lease-lost");
     throw new Error(`run ${runId} is owned by another worker now: checkpoint write refused`);
   };
+
+  /**
+   * Whether a run failed because the database went away (a restart, a failover) rather than by
+   * its own fault. A socket error proves it only if our database is unreachable too: a graph's
+   * own calls to other servers fail with the same codes.
+   */
+  private async databaseLost(err: unknown): Promise<boolean> {
+    if (isConnectionLoss(err)) return true;
+    if (!isSocketFailure(err)) return false;
+    return this.ctx.pool.query("SELECT 1").then(
+      () => false,
+      () => true,
+    );
+  }
 
   private async stillOurs(runId: string): Promise<boolean> {
     const { rows } = await this.ctx.pool.query("SELECT 1 FROM runs WHERE run_id = $1 AND lease_owner = $2", [runId, this.owner]);

@@ -14,6 +14,7 @@
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { CompiledGraph } from "../graphs/registry.js";
+import type { ClaimedRun } from "../storage/runs.js";
 
 /** Writes that are not a task's output (LangGraph's `isTaskOutput`). */
 const NOT_OUTPUT = new Set(["__error__", "__error_source_node__", "__interrupt__", "__resume__"]);
@@ -107,4 +108,21 @@ export async function checkpointFacts(
     tasks,
     producedBy,
   };
+}
+
+/**
+ * How a worker executes a run it has just claimed: from its input (no earlier attempt wrote a
+ * checkpoint of this run), resumed from the thread's latest checkpoint, or not at all because an
+ * earlier attempt finished it and died before recording so.
+ */
+export async function planExecution(
+  graph: CompiledGraph,
+  checkpointer: BaseCheckpointSaver,
+  run: ClaimedRun,
+): Promise<{ resume: boolean; done: boolean; why: string }> {
+  if (run.own_checkpoint_id === null) return { resume: false, done: false, why: "no checkpoint of this run yet" };
+  const { interrupt_before: before, interrupt_after: after } = run.kwargs;
+  const facts = await checkpointFacts(graph, checkpointer, run.thread_id, run.own_checkpoint_id, Boolean(after));
+  const decision = decideResume(facts, { before, after });
+  return { resume: true, done: decision.done, why: decision.why };
 }
