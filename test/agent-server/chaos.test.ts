@@ -1,15 +1,22 @@
 /**
  * Chaos: runs on several threads executed by several `berth worker` processes that are killed
- * with SIGKILL at random moments (a replacement starts each time), then a check of the runs'
- * *effects*: every thread's state holds each run's input and output exactly once, in the order the
- * runs were submitted — a status of `success` proves nothing if the run's writes were dropped.
+ * with SIGKILL at random moments (a replacement starts each time), and one crash-restart of
+ * Postgres mid-storm (a private cluster: the shared one is never restarted). Then a check of the
+ * runs' *effects*: every thread's state holds each run's input and output exactly once, in the
+ * order the runs were submitted — a status of `success` proves nothing if the run's writes were
+ * dropped.
  *
  * Bounded for CI: the storm lasts BERTH_CHAOS_SECONDS (default 25 s); set it higher for a long
  * soak. BERTH_CHAOS_VERBOSE=1 prints the figures (runs, kills, attempts) of a passing storm.
  */
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startPrivatePostgres, type PrivatePostgres } from "../helpers/private-postgres.js";
+import { REDIS_URI } from "../helpers/services.js";
 import {
-  createTestDatabase,
   eventually,
   servicesUp,
   sleep,
@@ -52,19 +59,40 @@ function logProblems(labels: string[], log: string[]): string[] {
 
 const postgresOnly = servicesUp() ? describe : describe.skip;
 
-postgresOnly("chaos: workers killed at random while runs execute", () => {
+postgresOnly("chaos: workers killed at random and Postgres restarted while runs execute", () => {
+  let pg: PrivatePostgres | undefined;
   let db: TestDatabase | undefined;
   let api: TestServer | undefined;
   const workers = new Set<ChildServer>();
 
   afterEach(async () => {
-    for (const w of workers) await w.stop("SIGKILL");
-    workers.clear();
+    const all = [...workers];
+    workers.clear(); // first: these exits are ours
+    for (const w of all) await w.stop("SIGKILL");
     await api?.close({ keepDatabase: true });
     api = undefined;
     await db?.drop();
     db = undefined;
+    await pg?.stop();
+    pg = undefined;
   });
+
+  /** The test's database: the private cluster's, with Redis (shared, under a key prefix of its own). */
+  async function privateDatabase(cluster: PrivatePostgres): Promise<TestDatabase> {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "berth-chaos-"));
+    return {
+      backend: "postgres",
+      uri: cluster.uri,
+      dataDir,
+      redisUri: REDIS_URI,
+      redisKeyPrefix: `berth-chaos-${randomUUID().slice(0, 8)}`,
+      drop: () => rm(dataDir, { recursive: true, force: true }),
+    };
+  }
+
+  /** Workers that exited without being killed by the test: each is a defect (and is replaced). */
+  const crashes: string[] = [];
+  const replacements: Promise<unknown>[] = [];
 
   const startWorker = async (): Promise<ChildServer> => {
     const w = await startChild("worker", db!, {
@@ -73,11 +101,29 @@ postgresOnly("chaos: workers killed at random while runs execute", () => {
       LOG_LEVEL: process.env.BERTH_TEST_LOG ?? "silent",
     });
     workers.add(w);
+    w.child.once("exit", (code, signal) => {
+      if (!workers.delete(w)) return; // killed by the test
+      crashes.push(`a worker exited on its own (code ${code}, signal ${signal})`);
+      replacements.push(replaceWorker());
+    });
     return w;
   };
 
-  it("every run's input and output reach its thread exactly once, in order, through SIGKILLs", async () => {
-    db = await createTestDatabase("postgres");
+  /** Start a worker, retrying while it cannot boot (the database is restarting). */
+  const replaceWorker = async (): Promise<ChildServer> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await startWorker();
+      } catch (err) {
+        if (tries >= 30) throw err;
+        await sleep(1000);
+      }
+    }
+  };
+
+  it("every run's input and output reach its thread exactly once, in order, through SIGKILLs and a Postgres restart", async () => {
+    pg = await startPrivatePostgres();
+    db = await privateDatabase(pg);
     // Attempts are not what this test is about: a run killed many times must still finish.
     api = await startTestServer("postgres", { jobsPerWorker: 0, runLeaseSeconds: LEASE_SECONDS, maxAttempts: 100 }, db);
     const { client } = api;
@@ -88,11 +134,13 @@ postgresOnly("chaos: workers killed at random while runs execute", () => {
 
     const stormEnds = Date.now() + STORM_SECONDS * 1000;
     let kills = 0;
-    const replacements: Promise<unknown>[] = [];
+    /** Set while Postgres restarts: submissions and kills wait (a worker cannot boot without it). */
+    let restarting: Promise<void> | undefined;
 
     // Submit runs one at a time, so the order on each thread is the order created.
     const submitting = (async () => {
       for (let n = 0; Date.now() < stormEnds; n++) {
+        await restarting;
         const thread = threads[n % THREADS]!;
         const label = `${n % THREADS}.${Math.floor(n / THREADS)}`;
         const run = await client.runs.create(thread.thread_id, "ledger", {
@@ -110,18 +158,32 @@ postgresOnly("chaos: workers killed at random while runs execute", () => {
     const killing = (async () => {
       while (Date.now() < stormEnds) {
         await sleep(KILL_EVERY_MS[0] + Math.random() * (KILL_EVERY_MS[1] - KILL_EVERY_MS[0]));
+        await restarting;
         const live = [...workers].filter((w) => w.child.exitCode === null && w.child.signalCode === null);
         const victim = live[Math.floor(Math.random() * live.length)];
-        if (!victim || Date.now() >= stormEnds) continue;
-        await victim.stop("SIGKILL");
+        if (!victim || restarting || Date.now() >= stormEnds) continue;
+        victim.child.kill("SIGKILL"); // synchronous: no await between the check above and the replacement
         workers.delete(victim);
         kills++;
-        replacements.push(startWorker());
+        replacements.push(replaceWorker());
       }
     })();
 
-    await Promise.all([submitting, killing]);
-    await Promise.all(replacements);
+    // Once, somewhere in the middle of the storm, Postgres crashes and comes back, runs in flight.
+    const restartAt = STORM_SECONDS * 1000 * (0.3 + Math.random() * 0.4);
+    const restarted = (async () => {
+      await sleep(restartAt);
+      restarting = (async () => {
+        await Promise.all(replacements); // no worker half-booted when the database goes
+        await pg!.restart({ mode: "immediate" });
+      })();
+      await restarting;
+      restarting = undefined;
+    })();
+
+    await Promise.all([submitting, killing, restarted]);
+    // replacements, and those of workers that died meanwhile
+    for (let n = 0; n < replacements.length; n = replacements.length) await Promise.all(replacements);
 
     // The storm is over: let the surviving workers drain the queues (generous: a hang guard only).
     const statuses = await eventually(
@@ -135,8 +197,8 @@ postgresOnly("chaos: workers killed at random while runs execute", () => {
     );
 
     const { rows: attempts } = await api.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs");
-    const figures = `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, max attempt ${Math.max(...attempts.map((r) => r.attempt))}`;
-    const problems: string[] = [];
+    const figures = `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, Postgres restarted at ${(restartAt / 1000).toFixed(1)} s, max attempt ${Math.max(...attempts.map((r) => r.attempt))}`;
+    const problems: string[] = [...crashes];
     const notSuccess = statuses.filter((r) => r.status !== "success");
     if (notSuccess.length) problems.push(`${notSuccess.length} runs did not succeed: ${notSuccess.map((r) => `${r.run_id}=${r.status}`).join(", ")}`);
     for (const t of threads) {
