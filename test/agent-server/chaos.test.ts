@@ -7,7 +7,7 @@
  * dropped.
  *
  * Bounded for CI: the storm lasts BERTH_CHAOS_SECONDS (default 25 s); set it higher for a long
- * soak. BERTH_CHAOS_VERBOSE=1 prints the figures (runs, kills, attempts) of a passing storm.
+ * soak (Postgres then restarts once a minute). BERTH_CHAOS_VERBOSE=1 prints the figures (runs, kills, attempts) of a passing storm.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -132,7 +132,8 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
     const labels = new Map<string, string[]>(threads.map((t) => [t.thread_id, []]));
     const runIds: { thread_id: string; run_id: string }[] = [];
 
-    const stormEnds = Date.now() + STORM_SECONDS * 1000;
+    const stormStarted = Date.now();
+    const stormEnds = stormStarted + STORM_SECONDS * 1000;
     let kills = 0;
     /** Set while Postgres restarts: submissions and kills wait (a worker cannot boot without it). */
     let restarting: Promise<void> | undefined;
@@ -169,16 +170,21 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
       }
     })();
 
-    // Once, somewhere in the middle of the storm, Postgres crashes and comes back, runs in flight.
-    const restartAt = STORM_SECONDS * 1000 * (0.3 + Math.random() * 0.4);
+    // Postgres crashes and comes back with runs in flight: once in the middle of the storm, and
+    // once a minute in longer storms.
+    const restartCount = Math.max(1, Math.floor(STORM_SECONDS / 60));
+    const slice = (STORM_SECONDS * 1000) / restartCount;
+    const restartTimes = Array.from({ length: restartCount }, (_, i) => stormStarted + i * slice + slice * (0.3 + Math.random() * 0.4));
     const restarted = (async () => {
-      await sleep(restartAt);
-      restarting = (async () => {
-        await Promise.all(replacements); // no worker half-booted when the database goes
-        await pg!.restart({ mode: "immediate" });
-      })();
-      await restarting;
-      restarting = undefined;
+      for (const at of restartTimes) {
+        await sleep(at - Date.now());
+        restarting = (async () => {
+          await Promise.all(replacements); // no worker half-booted when the database goes
+          await pg!.restart({ mode: "immediate" });
+        })();
+        await restarting;
+        restarting = undefined;
+      }
     })();
 
     await Promise.all([submitting, killing, restarted]);
@@ -197,7 +203,7 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
     );
 
     const { rows: attempts } = await api.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs");
-    const figures = `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, Postgres restarted at ${(restartAt / 1000).toFixed(1)} s, max attempt ${Math.max(...attempts.map((r) => r.attempt))}`;
+    const figures = `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, Postgres restarted at ${restartTimes.map((t) => `${((t - stormStarted) / 1000).toFixed(1)} s`).join(", ")}, max attempt ${Math.max(...attempts.map((r) => r.attempt))}`;
     const problems: string[] = [...crashes];
     const notSuccess = statuses.filter((r) => r.status !== "success");
     if (notSuccess.length) problems.push(`${notSuccess.length} runs did not succeed: ${notSuccess.map((r) => `${r.run_id}=${r.status}`).join(", ")}`);
