@@ -5,9 +5,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import pg from "pg";
 import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
-import { migrate, openDatabase, withMigrationLock, type Database } from "../shared/db/index.js";
+import { migrate, openDatabase, survivesServerRestarts, withMigrationLock, type Database } from "../shared/db/index.js";
 import type { Logger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
 import { A2AService } from "./a2a/service.js";
@@ -75,8 +76,10 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     const checkpointer = new BerthPostgresSaver(db.pool);
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const store = new PostgresStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
-    // pg emits idle-connection errors (e.g. the server restarting) on the pool; unhandled they crash the process.
-    (store as unknown as { core?: { pool?: { on(e: string, f: () => void): void } } }).core?.pool?.on("error", () => undefined);
+    // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
+    const storePool = (store as unknown as { core?: { pool?: unknown } }).core?.pool;
+    if (!(storePool instanceof pg.Pool)) throw new Error("PostgresStore no longer exposes its pool: cannot guard it against connection errors");
+    survivesServerRestarts(storePool);
     cleanups.push(() => store.stop());
     // Processes starting together must not run schema changes at once (the libraries' CREATE TABLE
     // IF NOT EXISTS races); the embedded database belongs to one process, and its single
@@ -90,7 +93,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
 
     let bus: Bus;
     if (settings.redisUri) bus = new LocalFirstBus(await RedisBus.connect(settings.redisUri));
-    else if (!db.embedded) bus = new LocalFirstBus(await PostgresBus.connect(db.pool, db.connectionString));
+    else if (!db.embedded) bus = new LocalFirstBus(await PostgresBus.connect(db.pool, db.connectionString, logger));
     else bus = new MemoryBus();
     cleanups.push(() => bus.close());
 

@@ -35,7 +35,11 @@ export class RunEmitter {
   emit = async (event: string, data: unknown): Promise<void> => {
     // Serialise now: the graph may mutate the object after this call returns.
     this.queue.push({ seq: this.seq++, event, data: toWireJson(data) });
-    this.writing ??= this.write();
+    // After a failed write nothing more is stored (flush reports the failure). Starting a writer
+    // then would also be wrong: write() would finish synchronously, clearing `writing` before
+    // this assignment, leaving a settled promise in `writing` that flush() awaits forever in a
+    // microtask loop that starves the event loop (seen when the database restarted mid-run).
+    if (!this.writing && !this.failure) this.writing = this.write();
   };
 
   private async write(): Promise<void> {

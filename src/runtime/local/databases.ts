@@ -14,11 +14,14 @@ export class DeploymentDatabases {
 
   private async admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
     const client = new pg.Client({ connectionString: this.serverUri });
+    // The server going away mid-statement rejects that statement; unlistened, the client's
+    // 'error' event would also crash the process.
+    client.on("error", () => undefined);
     await client.connect();
     try {
       return await fn(client);
     } finally {
-      await client.end();
+      await client.end().catch(() => undefined);
     }
   }
 

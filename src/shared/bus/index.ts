@@ -9,6 +9,8 @@
 import { EventEmitter } from "node:events";
 import { Redis } from "ioredis";
 import pg from "pg";
+import type { Logger } from "../logging.js";
+import { PgListener } from "./pg-listener.js";
 
 export type BusHandler = (message: string) => void;
 
@@ -109,7 +111,9 @@ export class RedisBus extends MultiplexedBus {
   }
 
   static async connect(uri: string): Promise<RedisBus> {
-    const opts = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
+    // ioredis reconnects forever with backoff and, with autoResubscribe, subscribes the
+    // subscriber connection to every channel again (spelled out: the bus depends on it).
+    const opts = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, autoResubscribe: true };
     const pub = new Redis(uri, opts);
     const sub = new Redis(uri, opts);
     // ioredis logs unhandled 'error' events loudly; reconnection is automatic.
@@ -144,32 +148,32 @@ export class RedisBus extends MultiplexedBus {
 }
 
 /**
- * LISTEN/NOTIFY on a dedicated connection. Channel names are hashed into identifiers Postgres
- * accepts (≤ 63 bytes); the real name travels in the payload so collisions cannot misdeliver.
+ * LISTEN/NOTIFY on a dedicated connection, re-established (with every channel) when the database
+ * restarts. Channel names are hashed into identifiers Postgres accepts (≤ 63 bytes); the real
+ * name travels in the payload so collisions cannot misdeliver.
  */
 export class PostgresBus extends MultiplexedBus {
   readonly kind = "postgres" as const;
   readonly maxMessageBytes = 7000;
-  private readonly listener: pg.Client;
-  private readonly pool: pg.Pool;
+  private listener!: PgListener;
 
-  private constructor(listener: pg.Client, pool: pg.Pool) {
+  private constructor(private readonly pool: pg.Pool) {
     super();
-    this.listener = listener;
-    this.pool = pool;
-    this.listener.on("notification", (n) => {
-      if (!n.payload) return;
-      const sep = n.payload.indexOf("\n");
-      if (sep < 0) return;
-      this.deliver(n.payload.slice(0, sep), n.payload.slice(sep + 1));
-    });
   }
 
-  static async connect(pool: pg.Pool, connectionString: string): Promise<PostgresBus> {
-    const listener = new pg.Client({ connectionString });
-    listener.on("error", () => undefined);
-    await listener.connect();
-    return new PostgresBus(listener, pool);
+  static async connect(pool: pg.Pool, connectionString: string, logger?: Pick<Logger, "warn" | "info">): Promise<PostgresBus> {
+    const bus = new PostgresBus(pool);
+    bus.listener = await PgListener.connect({
+      connectionString,
+      logger,
+      onNotification: (_channel, payload) => {
+        if (!payload) return;
+        const sep = payload.indexOf("\n");
+        if (sep < 0) return;
+        bus.deliver(payload.slice(0, sep), payload.slice(sep + 1));
+      },
+    });
+    return bus;
   }
 
   private static ident(channel: string): string {
@@ -182,16 +186,17 @@ export class PostgresBus extends MultiplexedBus {
     await this.pool.query("SELECT pg_notify($1, $2)", [PostgresBus.ident(channel), `${channel}\n${message}`]);
   }
 
+  /** While the connection is being re-established this resolves at once; the LISTEN follows on reconnect. */
   protected async carrierSubscribe(channel: string): Promise<void> {
-    await this.listener.query(`LISTEN ${PostgresBus.ident(channel)}`);
+    await this.listener.listen(PostgresBus.ident(channel));
   }
 
   protected async carrierUnsubscribe(channel: string): Promise<void> {
-    await this.listener.query(`UNLISTEN ${PostgresBus.ident(channel)}`);
+    await this.listener.unlisten(PostgresBus.ident(channel));
   }
 
   async close(): Promise<void> {
-    await this.listener.end().catch(() => undefined);
+    await this.listener.close();
   }
 }
 

@@ -40,7 +40,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         ? { options: `-c idle_in_transaction_session_timeout=${Math.round(options.idleInTransactionTimeoutMs)}` }
         : {}),
     });
-    pool.on("error", () => undefined); // idle client errors surface on the next query instead
+    survivesServerRestarts(pool);
     try {
       await pool.query("SELECT 1");
     } catch (err) {
@@ -59,7 +59,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // of several connections has proved unreliable under concurrent transactions. Queueing in the
   // pool keeps every statement and transaction whole.
   const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 1 });
-  pool.on("error", () => undefined);
+  survivesServerRestarts(pool);
   return {
     pool,
     connectionString: embedded.connectionString,
@@ -70,6 +70,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     },
   };
 }
+
+/**
+ * Make a pool outlive its server going away (a restart, a failover, a dropped network).
+ *
+ * pg emits 'error' on a client whose connection dies: on the pool for an idle client (pg-pool
+ * then discards it), and on the client itself while it is checked out (pool.connect(): a
+ * transaction, the checkpointer, a migration lock). An 'error' event nobody listens to crashes
+ * the process, so every client gets a listener when the pool creates it. Nothing else is needed
+ * to recover: the query in flight rejects with the error, release() discards the broken client,
+ * and the next query opens a fresh connection once the server is back.
+ */
+export function survivesServerRestarts(pool: pg.Pool): pg.Pool {
+  pool.on("error", ignoreConnectionError);
+  pool.on("connect", (client) => client.on("error", ignoreConnectionError));
+  return pool;
+}
+
+/** The error already reached whoever was using the connection (their query rejected). */
+function ignoreConnectionError(): void {}
 
 /** A URI with its password replaced, for messages and logs. */
 export function redactUri(uri: string): string {
