@@ -202,8 +202,13 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
       250,
     );
 
-    const { rows: attempts } = await api.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs");
-    const figures = `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, Postgres restarted at ${restartTimes.map((t) => `${((t - stormStarted) / 1000).toFixed(1)} s`).join(", ")}, max attempt ${Math.max(...attempts.map((r) => r.attempt))}`;
+    const { rows: attempts } = await api.handle.ctx.pool.query<{ attempt: number; runs: number }>(
+      "SELECT attempt, count(*)::int AS runs FROM runs GROUP BY attempt ORDER BY attempt",
+    );
+    const figures =
+      `${runIds.length} runs on ${THREADS} threads, ${kills} workers killed, ` +
+      `Postgres restarted at ${restartTimes.map((t) => `${((t - stormStarted) / 1000).toFixed(1)} s`).join(", ")}, ` +
+      `runs by attempts ${attempts.map((a) => `${a.attempt}:${a.runs}`).join(" ")}`;
     const problems: string[] = [...crashes];
     const notSuccess = statuses.filter((r) => r.status !== "success");
     if (notSuccess.length) problems.push(`${notSuccess.length} runs did not succeed: ${notSuccess.map((r) => `${r.run_id}=${r.status}`).join(", ")}`);
