@@ -168,13 +168,10 @@ export class QueueWorker {
     /** Whether this execution was counted as an attempt (`runs.begin`). */
     let begun = false;
     try {
-      // Count the attempt as execution starts (a claim lost before this point costs the run
-      // nothing), while the graph loads.
-      const [loaded, attempt] = await Promise.all([
-        ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable }),
-        ctx.runs.begin(run.run_id, this.owner),
-      ]);
-      graph = loaded;
+      graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
+      // Count the attempt now that execution starts: a claim lost before this point (the worker
+      // died, or stalled loading the graph past its lease) costs the run nothing.
+      const attempt = await ctx.runs.begin(run.run_id, this.owner);
       if (attempt === undefined) {
         controller.abort("lease-lost");
         throw controller.signal.reason;
