@@ -121,6 +121,16 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
     }
   };
 
+  /** A thread's checkpoints, newest first: what wrote each (source, step, run) and where its log stood. */
+  async function checkpointTrail(threadId: string, labelOf: Map<string, string>): Promise<string[]> {
+    const history = await api!.client.threads.getHistory<{ log?: string[] }>(threadId, { limit: 1000 });
+    return history.map((h) => {
+      const m = h.metadata as { source?: string; step?: number; run_id?: string } | null;
+      const id = h.checkpoint.checkpoint_id?.slice(0, 13);
+      return `${id} ${m?.source}@${m?.step} run=${(m?.run_id && labelOf.get(m.run_id)) ?? "-"} log=…${(h.values.log ?? []).slice(-3).join(",")} next=${h.next.join(",")}`;
+    });
+  }
+
   it("every run's input and output reach its thread exactly once, in order, through SIGKILLs and a Postgres restart", async () => {
     pg = await startPrivatePostgres();
     db = await privateDatabase(pg);
@@ -130,7 +140,7 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
     await Promise.all(Array.from({ length: WORKERS }, startWorker));
     const threads = await Promise.all(Array.from({ length: THREADS }, () => client.threads.create()));
     const labels = new Map<string, string[]>(threads.map((t) => [t.thread_id, []]));
-    const runIds: { thread_id: string; run_id: string }[] = [];
+    const runIds: { thread_id: string; run_id: string; label: string }[] = [];
 
     const stormStarted = Date.now();
     const stormEnds = stormStarted + STORM_SECONDS * 1000;
@@ -150,7 +160,7 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
           multitaskStrategy: "enqueue",
         });
         labels.get(thread.thread_id)!.push(label);
-        runIds.push({ thread_id: thread.thread_id, run_id: run.run_id });
+        runIds.push({ thread_id: thread.thread_id, run_id: run.run_id, label });
         await sleep(SUBMIT_EVERY_MS);
       }
     })();
@@ -212,12 +222,16 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
     const problems: string[] = [...crashes];
     const notSuccess = statuses.filter((r) => r.status !== "success");
     if (notSuccess.length) problems.push(`${notSuccess.length} runs did not succeed: ${notSuccess.map((r) => `${r.run_id}=${r.status}`).join(", ")}`);
+    let history: string[] = [];
     for (const t of threads) {
       const state = await client.threads.getState<{ log: string[] }>(t.thread_id);
       const want = labels.get(t.thread_id)!;
       const log = state.values.log ?? [];
-      if (JSON.stringify(log) !== JSON.stringify(expectedLog(want))) problems.push(...logProblems(want, log).map((p) => `thread ${t.thread_id}: ${p}`));
+      if (JSON.stringify(log) === JSON.stringify(expectedLog(want))) continue;
+      problems.push(...logProblems(want, log).map((p) => `thread ${t.thread_id}: ${p}`));
+      if (history.length === 0) history = await checkpointTrail(t.thread_id, new Map(runIds.map((r) => [r.run_id, r.label])));
     }
+    if (history.length) problems.push(`checkpoints of the first thread in trouble, newest first:\n  ${history.join("\n  ")}`);
     if (process.env.BERTH_CHAOS_VERBOSE) console.log(`chaos: ${figures}; ${problems.length} problems`);
     expect(problems, figures).toEqual([]);
   }, STORM_SECONDS * 1000 + 300_000);
