@@ -202,7 +202,7 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
     for (let n = 0; n < replacements.length; n = replacements.length) await Promise.all(replacements);
 
     // The storm is over: let the surviving workers drain the queues (generous: a hang guard only).
-    const statuses = await eventually(
+    await eventually(
       async () => {
         const all = await Promise.all(threads.map((t) => client.runs.list(t.thread_id, { limit: 1000 })));
         const runs = all.flat();
@@ -220,8 +220,10 @@ postgresOnly("chaos: workers killed at random and Postgres restarted while runs 
       `Postgres restarted at ${restartTimes.map((t) => `${((t - stormStarted) / 1000).toFixed(1)} s`).join(", ")}, ` +
       `runs by attempts ${attempts.map((a) => `${a.attempt}:${a.runs}`).join(" ")}`;
     const problems: string[] = [...crashes];
-    const notSuccess = statuses.filter((r) => r.status !== "success");
-    if (notSuccess.length) problems.push(`${notSuccess.length} runs did not succeed: ${notSuccess.map((r) => `${r.run_id}=${r.status}`).join(", ")}`);
+    const { rows: notSuccess } = await api.handle.ctx.pool.query<{ run_id: string; status: string; error: unknown }>(
+      "SELECT run_id, status, error FROM runs WHERE status <> 'success'",
+    );
+    for (const r of notSuccess) problems.push(`run ${r.run_id} ended ${r.status}: ${JSON.stringify(r.error)}`);
     let history: string[] = [];
     for (const t of threads) {
       const state = await client.threads.getState<{ log: string[] }>(t.thread_id);

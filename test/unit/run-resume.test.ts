@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { breakpointHit, decideResume, type CheckpointFacts, type ScheduledTask } from "../../src/agent-server/runs/resume.js";
-import { isConnectionLoss, isSocketFailure } from "../../src/shared/db/connection-errors.js";
+import { isConnectionLoss, poolPort, socketFailure } from "../../src/shared/db/connection-errors.js";
 
 const task = (name: string, saved: Partial<ScheduledTask> = {}): ScheduledTask => ({ name, hidden: false, output: false, interrupted: false, ...saved });
 /** A checkpoint whose channels changed since the last breakpoint. */
@@ -72,6 +72,15 @@ describe("telling a lost database connection from other errors", () => {
     expect(isConnectionLoss(new TypeError("the tool is broken"))).toBe(false);
     expect(isConnectionLoss(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
     expect(isConnectionLoss(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(false);
-    expect(isSocketFailure(new Error("fetch failed", { cause: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }) }))).toBe(true);
+  });
+
+  it("finds a socket failure and the port it tried, to compare with the database's", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED", address: "127.0.0.1", port: 5432 });
+    expect(socketFailure(new Error("fetch failed", { cause: refused }))).toEqual({ code: "ECONNREFUSED", port: 5432 });
+    expect(socketFailure(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))).toEqual({ code: "ECONNRESET" });
+    expect(socketFailure(new TypeError("the tool is broken"))).toBeUndefined();
+    expect(poolPort({ options: { connectionString: "postgres://u@127.0.0.1:40967/db" } })).toBe(40967);
+    expect(poolPort({ options: { connectionString: "postgres://u@db/x" } })).toBe(5432);
+    expect(poolPort({ options: { port: 6543 } })).toBe(6543);
   });
 });

@@ -19,7 +19,7 @@ import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
 import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
 import { planExecution } from "../runs/resume.js";
-import { isConnectionLoss, isSocketFailure } from "../../shared/db/connection-errors.js";
+import { isConnectionLoss, poolPort, socketFailure } from "../../shared/db/connection-errors.js";
 
 type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
 
@@ -332,12 +332,20 @@ export class QueueWorker {
 
   /**
    * Whether a run failed because the database went away (a restart, a failover) rather than by
-   * its own fault. A socket error proves it only if our database is unreachable too: a graph's
-   * own calls to other servers fail with the same codes.
+   * its own fault. A graph's own calls to other servers fail with the same socket errors, so a
+   * socket error counts when it was our database's port that refused (or, when the error does not
+   * say, when our database is unreachable now).
    */
   private async databaseLost(err: unknown): Promise<boolean> {
     if (isConnectionLoss(err)) return true;
-    if (!isSocketFailure(err)) return false;
+    const failure = socketFailure(err);
+    if (!failure) return false;
+    const ours = poolPort(this.ctx.pool as never);
+    if (failure.port !== undefined && ours !== undefined) return failure.port === ours;
+    return this.unreachable();
+  }
+
+  private unreachable(): Promise<boolean> {
     return this.ctx.pool.query("SELECT 1").then(
       () => false,
       () => true,

@@ -28,8 +28,27 @@ export function isConnectionLoss(err: unknown): boolean {
   return false;
 }
 
-/** Whether `err` (or an error it wraps) is a socket failing to reach a server. */
-export function isSocketFailure(err: unknown): boolean {
-  for (const e of causes(err)) if (typeof e.code === "string" && SOCKET_CODES.has(e.code)) return true;
-  return false;
+/**
+ * The socket failure in `err` (or an error it wraps), if any: a connection refused, reset… with
+ * the port it was trying to reach when node says.
+ */
+export function socketFailure(err: unknown): { code: string; port?: number } | undefined {
+  for (const e of causes(err)) {
+    if (typeof e.code !== "string" || !SOCKET_CODES.has(e.code)) continue;
+    const port = Number((e as { port?: unknown }).port);
+    return Number.isInteger(port) && port > 0 ? { code: e.code, port } : { code: e.code };
+  }
+  return undefined;
+}
+
+/** The port a pg pool connects to, if it says. */
+export function poolPort(pool: { options?: { port?: unknown; connectionString?: string } }): number | undefined {
+  const o = pool.options;
+  if (o?.port !== undefined && Number.isInteger(Number(o.port))) return Number(o.port);
+  try {
+    const url = o?.connectionString ? new URL(o.connectionString) : undefined;
+    return url ? Number(url.port || 5432) : undefined;
+  } catch {
+    return undefined;
+  }
 }
