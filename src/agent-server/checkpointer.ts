@@ -9,6 +9,10 @@
  * checkpointer, we append a random suffix to the zero-padded counter, so versions still order
  * correctly as strings and never collide.
  *
+ * Every checkpoint a run writes records the run's id in its metadata (as LangGraph Platform's do):
+ * a run resumed after its worker died finds its own checkpoints by it, and knows whether its final
+ * checkpoint was already written (see runs/resume.ts).
+ *
  * It also lets the queue worker fence writes: a worker that lost a run's lease (it froze, or its
  * heartbeats could not reach the database) must not add checkpoints to a thread another worker
  * now owns.
@@ -31,8 +35,12 @@ export class BerthPostgresSaver extends PostgresSaver {
   }
 
   override async put(...args: Parameters<PostgresSaver["put"]>): ReturnType<PostgresSaver["put"]> {
-    await this.fence?.(args[0]);
-    return super.put(...args);
+    const [config, checkpoint, metadata, newVersions] = args;
+    await this.fence?.(config);
+    // The config LangGraph passes carries the run's metadata (runs/execute.ts puts run_id there).
+    const runId = config.metadata?.run_id;
+    const tagged = typeof runId === "string" ? ({ ...metadata, run_id: runId } as typeof metadata) : metadata;
+    return super.put(config, checkpoint, tagged, newVersions);
   }
 
   override async putWrites(...args: Parameters<PostgresSaver["putWrites"]>): ReturnType<PostgresSaver["putWrites"]> {

@@ -203,11 +203,16 @@ postgresOnly("several processes on one Postgres + Redis", () => {
   });
 
   it("a run whose workers keep dying fails after max attempts with a clear error", async () => {
-    const { client } = await apiOnly({ maxAttempts: 1 });
+    const server = await apiOnly({ maxAttempts: 1 });
+    const { client } = server;
     const first = await worker();
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("x"), config: { configurable: { delay_ms: 60_000 } } });
-    await eventually(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "running");
+    // killed while executing the run (its attempt counted), not merely after claiming it
+    await eventually(async () => {
+      const { rows } = await server.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs WHERE run_id = $1", [run.run_id]);
+      return rows[0]?.attempt === 1;
+    });
     await first.stop("SIGKILL");
     await worker();
     const result = (await client.runs.join(thread.thread_id, run.run_id)) as { __error__?: { error: string; message: string } };
@@ -215,6 +220,24 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(result.__error__?.message).toMatch(/attempted 1 times/);
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("error");
     expect((await client.threads.get(thread.thread_id)).status).toBe("error");
+  });
+
+  it("a worker lost between claiming a run and executing it costs the run no attempt", async () => {
+    // One attempt allowed: a claim that never executed must not use it up.
+    const server = await apiOnly({ maxAttempts: 1 });
+    const { client } = server;
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("x") });
+    // A worker claims the run and dies before starting it (its claim, made here, is never executed).
+    const claimed = await server.handle.ctx.runs.claim("worker-that-died", 1, 1);
+    expect(claimed.map((r) => r.run_id)).toEqual([run.run_id]);
+    await worker(); // sweeps the lapsed lease, then runs the run
+    await client.runs.join(thread.thread_id, run.run_id);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual(["human:x", "ai:You said: x"]);
+    const { rows } = await server.handle.ctx.pool.query<{ attempt: number }>("SELECT attempt FROM runs WHERE run_id = $1", [run.run_id]);
+    expect(rows[0]!.attempt).toBe(1);
   });
 
   it("a stream dropped on one API process resumes on another with Last-Event-ID", async () => {

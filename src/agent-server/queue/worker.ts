@@ -5,7 +5,7 @@
  * ending makes the loop claim; a timer covers runs delayed with `after_seconds`, and a slow safety
  * poll covers lost bus messages. Each running run holds a lease renewed by a heartbeat; a worker
  * that dies stops renewing, and the sweeper (any worker) gives the run to another worker, which
- * resumes it from its last checkpoint.
+ * resumes it from its last checkpoint (runs/resume.ts decides whether the run had in fact finished).
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -13,11 +13,13 @@ import type { AgentServerContext } from "../context.js";
 import { type CancelMessage } from "../runs/channels.js";
 import { executeRun, type ExecutionSummary } from "../runs/execute.js";
 import { runStatusFor, withInterrupts, type ExecutionOutcome } from "../runs/rules.js";
-import { deliverWebhook, webhookPolicy } from "../runs/webhooks.js";
+import { sendRunWebhook } from "../runs/webhooks.js";
 import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
 import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
+import { planExecution } from "../runs/resume.js";
+import { isConnectionLoss, poolPort, socketFailure } from "../../shared/db/connection-errors.js";
 
 type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
 
@@ -163,25 +165,33 @@ export class QueueWorker {
     let outcome: ExecutionOutcome;
     let graph;
     let summary: ExecutionSummary | undefined;
+    /** Whether this execution was counted as an attempt (`runs.begin`). */
+    let begun = false;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
-      // Checkpoints newer than the run's start mean an earlier attempt (a crashed worker, or one
-      // that shut down and handed the run back) made progress: continue from there.
-      const resume = run.latest_checkpoint_id !== null && run.latest_checkpoint_id > run.start_checkpoint_id;
-      let alreadyDone = false;
-      if (resume) {
-        const state = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
-        alreadyDone = (state.next ?? []).length === 0;
-        log.info({ alreadyDone }, "resuming run from its last checkpoint");
+      // Count the attempt now that execution starts: a claim lost before this point (the worker
+      // died, or stalled loading the graph past its lease) costs the run nothing.
+      const attempt = await ctx.runs.begin(run.run_id, this.owner);
+      if (attempt === undefined) {
+        controller.abort("lease-lost");
+        throw controller.signal.reason;
       }
+      begun = true;
+      run.attempt = attempt;
+      // An earlier attempt (a crashed worker, or one that shut down and handed the run back) may
+      // have got somewhere, or even finished the run.
+      const { resume, done, why } = await planExecution(graph, ctx.checkpointer, run);
+      if (resume) log.info({ checkpoint_id: run.own_checkpoint_id, done, why }, "resuming run from its last checkpoint");
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
-      if (!alreadyDone) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
+      if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       await emitter.flush();
       outcome = { kind: "completed" };
     } catch (err) {
       if (controller.signal.aborted) {
         outcome = { kind: "aborted", reason: controller.signal.reason as AbortReason };
+      } else if (await this.databaseLost(err)) {
+        outcome = { kind: "database-lost", error: err };
       } else {
         outcome = { kind: "failed", error: err };
         log.warn({ err }, "run failed");
@@ -190,8 +200,15 @@ export class QueueWorker {
       clearTimeout(timeout);
     }
 
+    if (outcome.kind === "database-lost") {
+      // Nothing can be recorded while the database is away. Let go of the run: its lease lapses
+      // and a worker (maybe this one) resumes it from its last checkpoint once the database is back.
+      log.warn({ err: outcome.error }, "database connection lost during the run; it resumes once its lease lapses");
+      return;
+    }
+
     if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
-      await ctx.runs.release(run.run_id, this.owner);
+      await ctx.runs.release(run.run_id, this.owner, begun);
       await this.publishWake();
       log.info("run released for another worker (shutdown)");
       return;
@@ -261,24 +278,10 @@ export class QueueWorker {
     log.info({ status }, "run finished");
     this.ended(run);
 
-    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void this.sendWebhook(run, status, values, error);
+    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void sendRunWebhook(ctx, run, status, values, error);
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }
-  }
-
-  private async sendWebhook(run: ClaimedRun, status: string, values: unknown, error: unknown): Promise<void> {
-    const payload = {
-      ...toPlain<Record<string, unknown>>(await this.ctx.runs.find(run.run_id).catch(() => undefined) ?? run),
-      status,
-      run_started_at: run.started_at,
-      run_ended_at: new Date().toISOString(),
-      webhook_sent_at: new Date().toISOString(),
-      values,
-      error: error ?? null,
-    };
-    const ok = await deliverWebhook(run.webhook!, payload, this.ctx.logger, { policy: webhookPolicy(this.ctx.settings) });
-    if (ok) await this.ctx.runs.markWebhookSent(run.run_id).catch(() => undefined);
   }
 
   private async publishWake(): Promise<void> {
@@ -326,6 +329,28 @@ export class QueueWorker {
     this.abort(runId as string, "lease-lost");
     throw new Error(`run ${runId} is owned by another worker now: checkpoint write refused`);
   };
+
+  /**
+   * Whether a run failed because the database went away (a restart, a failover) rather than by
+   * its own fault. A graph's own calls to other servers fail with the same socket errors, so a
+   * socket error counts when it was our database's port that refused (or, when the error does not
+   * say, when our database is unreachable now).
+   */
+  private async databaseLost(err: unknown): Promise<boolean> {
+    if (isConnectionLoss(err)) return true;
+    const failure = socketFailure(err);
+    if (!failure) return false;
+    const ours = poolPort(this.ctx.pool as never);
+    if (failure.port !== undefined && ours !== undefined) return failure.port === ours;
+    return this.unreachable();
+  }
+
+  private unreachable(): Promise<boolean> {
+    return this.ctx.pool.query("SELECT 1").then(
+      () => false,
+      () => true,
+    );
+  }
 
   private async stillOurs(runId: string): Promise<boolean> {
     const { rows } = await this.ctx.pool.query("SELECT 1 FROM runs WHERE run_id = $1 AND lease_owner = $2", [runId, this.owner]);

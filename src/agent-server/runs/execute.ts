@@ -66,8 +66,10 @@ export function graphOptions(run: ClaimedRun, resume: boolean, signal: AbortSign
     context: k.context,
     runId: run.run_id,
     signal,
-    interruptBefore: resume ? undefined : k.interrupt_before,
-    interruptAfter: resume ? undefined : k.interrupt_after,
+    // Kept on resume: the breakpoints of later steps still apply. (LangGraph does not stop again at
+    // the step it resumes from; runs/resume.ts has already checked the run had not stopped there.)
+    interruptBefore: k.interrupt_before,
+    interruptAfter: k.interrupt_after,
     ...(k.durability ? { durability: k.durability } : {}),
   };
 }

@@ -37,7 +37,9 @@ export function planMultitask(strategy: MultitaskStrategy, inflight: InflightRun
 export type ExecutionOutcome =
   | { kind: "completed" }
   | { kind: "failed"; error: unknown }
-  | { kind: "aborted"; reason: "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost" };
+  | { kind: "aborted"; reason: "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost" }
+  /** The database went away under the run: not the run's failure; it is retried once its lease lapses. */
+  | { kind: "database-lost"; error: unknown };
 
 /** The run status an outcome gives; `undefined` means the run does not end here. */
 export function runStatusFor(outcome: ExecutionOutcome): RunStatus | undefined {
@@ -51,6 +53,8 @@ export function runStatusFor(outcome: ExecutionOutcome): RunStatus | undefined {
       if (outcome.reason === "interrupt") return "interrupted";
       if (outcome.reason === "timeout") return "timeout";
       // rollback deletes the run; shutdown re-queues it; a lost lease means another worker owns it now
+      return undefined;
+    case "database-lost":
       return undefined;
   }
 }

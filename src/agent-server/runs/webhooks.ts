@@ -7,6 +7,9 @@ import type { AgentServerSettings } from "../../shared/config.js";
 import { ValidationError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
 import { OutboundRefused, outboundUrlProblem, parseOutboundPolicy, postOutbound, PUBLIC_ONLY, type OutboundPolicy } from "../../shared/outbound.js";
+import type { AgentServerContext } from "../context.js";
+import type { ClaimedRun } from "../storage/runs.js";
+import { toPlain } from "../serde.js";
 
 /** The outbound policy of this server's settings (validated when the settings were read). */
 export function webhookPolicy(settings: Pick<AgentServerSettings, "allowPrivateWebhooks">): OutboundPolicy {
@@ -58,4 +61,19 @@ export async function deliverWebhook(url: string, payload: unknown, logger: Logg
     if (i < attempts - 1) await new Promise((r) => setTimeout(r, base * 2 ** i));
   }
   return false;
+}
+
+/** POST the record of a run that ended to its webhook; remember a delivery that succeeded. */
+export async function sendRunWebhook(ctx: AgentServerContext, run: ClaimedRun, status: string, values: unknown, error: unknown): Promise<void> {
+  const payload = {
+    ...toPlain<Record<string, unknown>>((await ctx.runs.find(run.run_id).catch(() => undefined)) ?? run),
+    status,
+    run_started_at: run.started_at,
+    run_ended_at: new Date().toISOString(),
+    webhook_sent_at: new Date().toISOString(),
+    values,
+    error: error ?? null,
+  };
+  const ok = await deliverWebhook(run.webhook!, payload, ctx.logger, { policy: webhookPolicy(ctx.settings) });
+  if (ok) await ctx.runs.markWebhookSent(run.run_id).catch(() => undefined);
 }

@@ -26,12 +26,20 @@ export interface Run {
 
 /** What a worker needs beyond the API view. */
 export interface ClaimedRun extends Run {
+  /**
+   * Executions of this run that started (this one included once `begin` counted it). A claim that
+   * is lost before the worker starts executing — the worker died right after claiming — does not
+   * count: only executions can be what keeps killing workers.
+   */
   attempt: number;
   max_attempts: number;
   /** '' when the thread had no checkpoint when the run first started. */
   start_checkpoint_id: string;
-  /** The thread's newest checkpoint at claim time. */
-  latest_checkpoint_id: string | null;
+  /**
+   * The newest checkpoint an earlier attempt of this run wrote (its metadata carries the run's id),
+   * or null: no attempt got as far as its input checkpoint, so the run starts from its input.
+   */
+  own_checkpoint_id: string | null;
   /** The run's last stored stream event (-1: none): a resumed run continues the numbering. */
   last_event_seq: number;
   webhook: string | null;
@@ -269,13 +277,15 @@ export class RunStore {
    * thread's queue, so claiming several never breaks FIFO per thread. SKIP LOCKED lets any number
    * of workers claim concurrently; the partial unique index turns a lost race into an error we
    * treat as "nothing claimed".
+   *
+   * Claiming does not count an attempt: `begin` does, when the worker starts executing.
    */
   async claim(owner: string, leaseSeconds: number, limit = 1): Promise<ClaimedRun[]> {
     try {
       const { rows } = await this.pool.query<ClaimedRun>(
         this.q(
           "claim",
-          `UPDATE runs SET status = 'running', attempt = attempt + 1, lease_owner = $1,
+          `UPDATE runs SET status = 'running', lease_owner = $1,
            lease_expires_at = now() + make_interval(secs => $2), started_at = coalesce(started_at, now()), updated_at = now(),
            -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
            start_checkpoint_id = coalesce(start_checkpoint_id,
@@ -289,7 +299,11 @@ export class RunStore {
            LIMIT $3
            FOR UPDATE SKIP LOCKED)
          RETURNING ${CLAIM_COLUMNS},
-           (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '') AS latest_checkpoint_id,
+           -- this run's own newest checkpoint from an earlier attempt: checkpoints record the run that
+           -- wrote them (BerthPostgresSaver), and only those after the run's start can be its own
+           (SELECT max(c.checkpoint_id) FROM checkpoints c
+            WHERE c.thread_id = runs.thread_id::text AND c.checkpoint_ns = ''
+              AND c.checkpoint_id > runs.start_checkpoint_id AND c.metadata ->> 'run_id' = runs.run_id::text) AS own_checkpoint_id,
            (SELECT coalesce(max(seq), -1) FROM run_events WHERE run_events.run_id = runs.run_id) AS last_event_seq`,
           [owner, leaseSeconds, limit],
         ),
@@ -379,12 +393,32 @@ export class RunStore {
     return rows[0] ? { morePending: rows[0].more_pending } : undefined;
   }
 
-  /** Give a run back to the queue (worker shutting down). Its attempt is not counted. */
-  async release(runId: string, owner: string): Promise<void> {
+  /**
+   * Count an attempt: the worker holding the run's lease starts executing it. Returns the run's
+   * attempt number, or undefined when the lease is no longer this worker's (it must not execute).
+   */
+  async begin(runId: string, owner: string): Promise<number | undefined> {
+    const { rows } = await this.pool.query<{ attempt: number }>(
+      this.q(
+        "begin",
+        `UPDATE runs SET attempt = attempt + 1
+         WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'
+         RETURNING attempt`,
+        [runId, owner],
+      ),
+    );
+    return rows[0]?.attempt;
+  }
+
+  /**
+   * Give a run back to the queue (worker shutting down). The attempt it had begun is not counted:
+   * the worker stopped it, the run did nothing wrong.
+   */
+  async release(runId: string, owner: string, begun: boolean): Promise<void> {
     await this.pool.query(
-      `UPDATE runs SET status = 'pending', attempt = greatest(attempt - 1, 0), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+      `UPDATE runs SET status = 'pending', attempt = attempt - $3::int, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
        WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'`,
-      [runId, owner],
+      [runId, owner, begun ? 1 : 0],
     );
   }
 
@@ -444,6 +478,10 @@ export class RunStore {
   /**
    * Runs whose worker stopped renewing its lease: back to pending while attempts remain, otherwise
    * failed with a clear error. Returns what was done, for logging and wake-ups.
+   *
+   * `attempt` counts executions that began (`begin`), so a worker lost between claiming a run and
+   * starting it costs the run nothing; a run fails here only after `max_attempts` executions each
+   * ended with their worker gone.
    */
   async sweepExpiredLeases(): Promise<{ requeued: string[]; failed: { run_id: string; thread_id: string }[] }> {
     return withTransaction(this.pool, async (c) => {
