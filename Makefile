@@ -1,7 +1,7 @@
 # Berth — common tasks. `make dev` and `make test` are the README's quick start.
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
+.PHONY: dev serve test test-under-load typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
 
 $(NODE_MODULES): package-lock.json
 	npm ci --no-audit --no-fund
@@ -19,6 +19,12 @@ serve: build
 test: $(NODE_MODULES)
 	npm run typecheck --silent
 	npx vitest run $(VITEST_FLAGS)
+
+## The tests while other processes keep every core busy (stress-ng, else node busy loops), as on a
+## loaded CI machine; prints counts and wall time. Only some files: make test-under-load TESTS=test/runtime
+test-under-load: $(NODE_MODULES)
+	npm run typecheck --silent
+	scripts/ci-under-load.sh $(TESTS)
 
 typecheck: $(NODE_MODULES)
 	npm run typecheck --silent
