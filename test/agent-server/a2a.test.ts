@@ -179,7 +179,7 @@ describeBackends("A2A", (backend) => {
       expect(got.result.pushNotificationConfig).toMatchObject({ id: "second", url: hookUrl, token: "secret-2" });
       const listed = (await slow.listTaskPushNotificationConfig({ id: started.id })) as { result: any[] };
       expect(listed.result.map((c) => c.pushNotificationConfig.id)).toEqual(["first", "second"]);
-      await eventually(async () => received.length >= 2, 15_000);
+      await eventually(async () => received.length >= 2, 60_000);
       expect(received.map((r) => r.token).sort()).toEqual(["secret-1", "secret-2"]);
       for (const r of received) {
         expect(a2aSchemaErrors("Task", r.body)).toEqual([]);

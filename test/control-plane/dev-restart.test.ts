@@ -78,7 +78,7 @@ describe("berth dev restarts", () => {
     await api(first, "PATCH", `/v2/deployments/${id}`, { source_config: { install_command: "true" } });
 
     first.child.kill("SIGKILL");
-    await eventually(async () => agents.every((pid) => !alive(pid)), 15_000);
+    await eventually(async () => agents.every((pid) => !alive(pid)), 60_000);
 
     const second = await startDev(dataDir);
     devs.push(second);
