@@ -167,7 +167,7 @@ describeBackends("A2A", (backend) => {
     await new Promise<void>((r) => hook.listen(0, "127.0.0.1", () => r()));
     const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/notify`;
     try {
-      const assistant = await server.client.assistants.create({ graphId: "slow", config: { configurable: { delay_ms: 800 } } });
+      const assistant = await server.client.assistants.create({ graphId: "slow", config: { configurable: { delay_ms: 5000 } } });
       const slow = await A2AClient.fromCardUrl(`${server.url}/a2a/${assistant.assistant_id}/.well-known/agent-card.json`);
       const started = ((await slow.sendMessage({
         ...text("notify me"),
