@@ -168,7 +168,7 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     // The steps sleep far longer than a cancel takes even on a busy machine (the cancel cuts the
     // sleep short, so this costs nothing): a run that stops before step two stopped because the
     // cancel signal crossed processes. The worker stays alive, so no lease expiry is involved.
-    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: 30_000 } } });
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: 0, later_delay_ms: 60_000 } } });
     await eventually(async () => {
       const s = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
       return texts(s.values.messages).includes("ai:step one");

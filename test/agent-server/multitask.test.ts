@@ -23,6 +23,8 @@ async function waitForStatus(client: Client, threadId: string, runId: string, st
 // busy when the next request arrives, and then finish, sleeps a few seconds.
 const UNTIL_STOPPED_MS = 60_000;
 const BUSY_MS = 5_000;
+/** `steps`: step one at once, then steps two and three sleep until the test stops the run. */
+const STOPPED_AFTER_STEP_ONE = { delay_ms: 0, later_delay_ms: UNTIL_STOPPED_MS };
 
 /** Wait until the thread's state shows the first step of the `steps` graph done. */
 async function waitForFirstStep(client: Client, threadId: string) {
@@ -68,7 +70,7 @@ describeBackends("multitask strategies", (backend) => {
 
   it("interrupt: the active run ends interrupted with its progress kept, then the new run runs", async () => {
     const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("first"), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } });
+    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("first"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     const second = await client.runs.create(thread.thread_id, "slow", { input: userMessage("second"), multitaskStrategy: "interrupt" });
     await client.runs.join(thread.thread_id, second.run_id);
@@ -95,7 +97,7 @@ describeBackends("multitask strategies", (backend) => {
   it("rollback: the active run is stopped and deleted with its checkpoints", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "slow", { input: userMessage("before") });
-    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("doomed"), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } });
+    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("doomed"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     const second = await client.runs.create(thread.thread_id, "slow", { input: userMessage("after"), multitaskStrategy: "rollback" });
     await client.runs.join(thread.thread_id, second.run_id);
@@ -131,7 +133,7 @@ describeBackends("cancel", (backend) => {
 
   it("action=interrupt stops a running run and keeps its progress", async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } });
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     await client.runs.cancel(thread.thread_id, run.run_id, true, "interrupt");
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
@@ -144,7 +146,7 @@ describeBackends("cancel", (backend) => {
   it("action=rollback deletes the run and restores the state from before it", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "slow", { input: userMessage("keep me") });
-    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("undo me"), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } });
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("undo me"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     await client.runs.cancel(thread.thread_id, run.run_id, true, "rollback");
     await expect(client.runs.get(thread.thread_id, run.run_id)).rejects.toThrow(/404/);
