@@ -2,7 +2,7 @@
 NODE_MODULES := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 
-.PHONY: dev serve test typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
+.PHONY: dev serve test test-under-load typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
 
 $(NODE_MODULES): package-lock.json
 	npm ci --no-audit --no-fund
@@ -21,6 +21,12 @@ serve: build
 test: $(NODE_MODULES)
 	npm run typecheck --silent
 	npx vitest run $(VITEST_FLAGS)
+
+## The tests while other processes keep every core busy (stress-ng, else node busy loops), as on a
+## loaded CI machine; prints counts and wall time. Only some files: make test-under-load TESTS=test/runtime
+test-under-load: $(NODE_MODULES)
+	npm run typecheck --silent
+	scripts/ci-under-load.sh $(TESTS)
 
 typecheck: $(NODE_MODULES)
 	npm run typecheck --silent

@@ -99,7 +99,7 @@ describeBackends("A2A through the 1.x client, v1.0 dialect", (backend) => {
     const state = await server.client.threads.getState<{ messages: { content: string }[] }>(first.contextId);
     expect(state.values.messages.map((m) => m.content)).toEqual(["turn one", "You said: turn one", "turn two", "You said: turn two"]);
 
-    const assistant = await server.client.assistants.create({ graphId: "steps", config: { configurable: { delay_ms: 300 } } });
+    const assistant = await server.client.assistants.create({ graphId: "steps", config: { configurable: { delay_ms: 1000 } } });
     const steps = await clientFor(assistant.assistant_id);
     const running = (await steps.sendMessage({ message: message("go"), configuration: { returnImmediately: true } } as never)) as any;
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(running.status.state);

@@ -168,7 +168,7 @@ describeBackends("A2A", (backend) => {
     await new Promise<void>((r) => hook.listen(0, "127.0.0.1", () => r()));
     const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/notify`;
     try {
-      const assistant = await server.client.assistants.create({ graphId: "slow", config: { configurable: { delay_ms: 800 } } });
+      const assistant = await server.client.assistants.create({ graphId: "slow", config: { configurable: { delay_ms: 5000 } } });
       const slow = await A2AClient.fromCardUrl(`${server.url}/a2a/${assistant.assistant_id}/.well-known/agent-card.json`);
       const started = ((await slow.sendMessage({
         ...text("notify me"),
@@ -180,7 +180,7 @@ describeBackends("A2A", (backend) => {
       expect(got.result.pushNotificationConfig).toMatchObject({ id: "second", url: hookUrl, token: "secret-2" });
       const listed = (await slow.listTaskPushNotificationConfig({ id: started.id })) as { result: any[] };
       expect(listed.result.map((c) => c.pushNotificationConfig.id)).toEqual(["first", "second"]);
-      await eventually(async () => received.length >= 2, 15_000);
+      await eventually(async () => received.length >= 2, 60_000);
       expect(received.map((r) => r.token).sort()).toEqual(["secret-1", "secret-2"]);
       for (const r of received) {
         expect(a2aSchemaErrors("Task", r.body)).toEqual([]);

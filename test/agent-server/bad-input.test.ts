@@ -381,7 +381,7 @@ describeBackends("bad input", (backend: Backend) => {
       const thread = await server.client.threads.create();
       const first = await server.client.runs.create(thread.thread_id, "slow", {
         input: userMessage("first"),
-        config: { configurable: { delay_ms: 1500 } },
+        config: { configurable: { delay_ms: 4000 } },
       });
       const res = await call(server, "POST", `/threads/${thread.thread_id}/runs`, {
         json: { assistant_id: "slow", input: userMessage("second"), multitask_strategy: "reject" },

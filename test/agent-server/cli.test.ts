@@ -16,7 +16,7 @@ interface Result {
 let tmp: string;
 
 /** Run `berth …` to completion with a clean environment (no database or port from the caller). */
-function berth(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Result> {
+function berth(args: string[], env: Record<string, string> = {}, timeoutMs = 150_000): Promise<Result> {
   const base = { ...process.env };
   for (const k of ["DATABASE_URI", "POSTGRES_URI", "POSTGRES_URI_CUSTOM", "REDIS_URI", "REDIS_URI_CUSTOM", "PORT", "HOST", "BERTH_CONFIG", "N_JOBS_PER_WORKER"]) {
     delete base[k];

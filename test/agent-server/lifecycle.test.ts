@@ -23,7 +23,7 @@ describeBackends("run lifecycle", (backend) => {
     const runId = res.headers.get("content-location")!.split("/").at(-1)!;
     await eventually(async () => (await client.runs.get(thread.thread_id, runId)).status === "running");
     abort.abort();
-    await eventually(async () => (await client.runs.get(thread.thread_id, runId)).status === "interrupted", 10_000);
+    await eventually(async () => (await client.runs.get(thread.thread_id, runId)).status === "interrupted", 60_000);
   });
 
   it("on_disconnect=continue (the default): the run goes on without the client", async () => {
@@ -47,7 +47,7 @@ describeBackends("run lifecycle", (backend) => {
     const abort = new AbortController();
     await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream?cancel_on_disconnect=true`, { signal: abort.signal });
     abort.abort();
-    await eventually(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "interrupted", 10_000);
+    await eventually(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "interrupted", 60_000);
   });
 
   it("wait on a graph that stops at interrupt() answers its values with __interrupt__", async () => {

@@ -15,12 +15,20 @@ async function messagesOf(client: Client, threadId: string): Promise<Msg[]> {
 }
 
 async function waitForStatus(client: Client, threadId: string, runId: string, status: string) {
-  return eventually(async () => (await client.runs.get(threadId, runId)).status === status, 20_000);
+  return eventually(async () => (await client.runs.get(threadId, runId)).status === status, 60_000);
 }
+
+// Delays: a run that a test interrupts, rolls back or cancels sleeps far longer than any busy machine
+// needs to get there (the cancel cuts the sleep short, so it costs nothing); a run that must still be
+// busy when the next request arrives, and then finish, sleeps a few seconds.
+const UNTIL_STOPPED_MS = 60_000;
+const BUSY_MS = 5_000;
+/** `steps`: step one at once, then steps two and three sleep until the test stops the run. */
+const STOPPED_AFTER_STEP_ONE = { delay_ms: 0, later_delay_ms: UNTIL_STOPPED_MS };
 
 /** Wait until the thread's state shows the first step of the `steps` graph done. */
 async function waitForFirstStep(client: Client, threadId: string) {
-  await eventually(async () => texts(await messagesOf(client, threadId)).includes("ai:step one"), 20_000);
+  await eventually(async () => texts(await messagesOf(client, threadId)).includes("ai:step one"), 60_000);
 }
 
 describeBackends("multitask strategies", (backend) => {
@@ -51,7 +59,7 @@ describeBackends("multitask strategies", (backend) => {
 
   it("reject: a run on a busy thread gets 409 and is not created", async () => {
     const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("first"), config: { configurable: { delay_ms: 1500 } } });
+    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("first"), config: { configurable: { delay_ms: BUSY_MS } } });
     await expect(
       client.runs.create(thread.thread_id, "slow", { input: userMessage("second"), multitaskStrategy: "reject" }),
     ).rejects.toThrow(/409/);
@@ -62,7 +70,7 @@ describeBackends("multitask strategies", (backend) => {
 
   it("interrupt: the active run ends interrupted with its progress kept, then the new run runs", async () => {
     const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("first"), config: { configurable: { delay_ms: 600 } } });
+    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("first"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     const second = await client.runs.create(thread.thread_id, "slow", { input: userMessage("second"), multitaskStrategy: "interrupt" });
     await client.runs.join(thread.thread_id, second.run_id);
@@ -77,7 +85,7 @@ describeBackends("multitask strategies", (backend) => {
 
   it("interrupt also settles pending runs: they end interrupted without running", async () => {
     const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("a"), config: { configurable: { delay_ms: 800 } } });
+    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("a"), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } });
     const queued = await client.runs.create(thread.thread_id, "slow", { input: userMessage("b") });
     const last = await client.runs.create(thread.thread_id, "slow", { input: userMessage("c"), multitaskStrategy: "interrupt" });
     await client.runs.join(thread.thread_id, last.run_id);
@@ -89,7 +97,7 @@ describeBackends("multitask strategies", (backend) => {
   it("rollback: the active run is stopped and deleted with its checkpoints", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "slow", { input: userMessage("before") });
-    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("doomed"), config: { configurable: { delay_ms: 600 } } });
+    const first = await client.runs.create(thread.thread_id, "steps", { input: userMessage("doomed"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     const second = await client.runs.create(thread.thread_id, "slow", { input: userMessage("after"), multitaskStrategy: "rollback" });
     await client.runs.join(thread.thread_id, second.run_id);
@@ -125,7 +133,7 @@ describeBackends("cancel", (backend) => {
 
   it("action=interrupt stops a running run and keeps its progress", async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: { delay_ms: 600 } } });
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("go"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     await client.runs.cancel(thread.thread_id, run.run_id, true, "interrupt");
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
@@ -138,7 +146,7 @@ describeBackends("cancel", (backend) => {
   it("action=rollback deletes the run and restores the state from before it", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "slow", { input: userMessage("keep me") });
-    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("undo me"), config: { configurable: { delay_ms: 600 } } });
+    const run = await client.runs.create(thread.thread_id, "steps", { input: userMessage("undo me"), config: { configurable: STOPPED_AFTER_STEP_ONE } });
     await waitForFirstStep(client, thread.thread_id);
     await client.runs.cancel(thread.thread_id, run.run_id, true, "rollback");
     await expect(client.runs.get(thread.thread_id, run.run_id)).rejects.toThrow(/404/);
@@ -156,7 +164,7 @@ describeBackends("cancel", (backend) => {
 
   it("cancelling a pending run settles it without running it; the queue moves on", async () => {
     const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("one"), config: { configurable: { delay_ms: 700 } } });
+    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("one"), config: { configurable: { delay_ms: BUSY_MS } } });
     const second = await client.runs.create(thread.thread_id, "slow", { input: userMessage("two") });
     const third = await client.runs.create(thread.thread_id, "slow", { input: userMessage("three") });
     await client.runs.cancel(thread.thread_id, second.run_id, false, "interrupt");
@@ -173,7 +181,7 @@ describeBackends("cancel", (backend) => {
 
   it("wait=false answers 202 at once; wait=true answers 204 once the run has stopped", async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("x"), config: { configurable: { delay_ms: 5000 } } });
+    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("x"), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } });
     await waitForStatus(client, thread.thread_id, run.run_id, "running");
     const noWait = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/cancel?wait=0`, { method: "POST" });
     expect(noWait.status).toBe(202);
@@ -186,7 +194,7 @@ describeBackends("cancel", (backend) => {
     const thread = await client.threads.create();
     const runs = [];
     for (let i = 0; i < 3; i++) {
-      runs.push(await client.runs.create(thread.thread_id, "slow", { input: userMessage(`r${i}`), config: { configurable: { delay_ms: 3000 } } }));
+      runs.push(await client.runs.create(thread.thread_id, "slow", { input: userMessage(`r${i}`), config: { configurable: { delay_ms: UNTIL_STOPPED_MS } } }));
     }
     await waitForStatus(client, thread.thread_id, runs[0]!.run_id, "running");
     await client.runs.cancelMany({ threadId: thread.thread_id, runIds: runs.map((r) => r.run_id) });

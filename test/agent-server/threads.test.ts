@@ -425,7 +425,7 @@ describeBackends("threads API", (backend) => {
 
     it("updateState is refused with 409 while a run is pending or running, and works after", async () => {
       const id = await chatThread("start");
-      const slowConfig = { configurable: { delay_ms: 1500 } };
+      const slowConfig = { configurable: { delay_ms: 3000 } };
       const running = await server.client.runs.create(id, "slow", { input: userMessage("slow one"), config: slowConfig });
       const queued = await server.client.runs.create(id, "slow", { input: userMessage("slow two"), config: slowConfig, multitaskStrategy: "enqueue" });
       expect(queued.status).toBe("pending");

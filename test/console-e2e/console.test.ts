@@ -29,9 +29,9 @@ const availability = browserAvailability();
 if (!availability.ok) console.warn(`\n⚠ ${availability.reason}: the console e2e suite is SKIPPED on this machine.\n`);
 
 const PROJECT = "console-e2e";
-const UI_TIMEOUT = 15_000;
+const UI_TIMEOUT = 30_000;
 /** Cloning and starting the example agents on a busy 2-core machine. */
-const DEPLOY_TIMEOUT = 90_000;
+const DEPLOY_TIMEOUT = 150_000;
 
 async function visible(locator: Locator, timeout = UI_TIMEOUT): Promise<Locator> {
   await locator.first().waitFor({ state: "visible", timeout });
@@ -78,7 +78,7 @@ describe.skipIf(!availability.ok)("web console in Chromium", () => {
     page = await context.newPage();
     problems = pageProblems(page);
     page.on("request", (r) => requested.push(r.url()));
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();

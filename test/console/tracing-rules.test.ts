@@ -44,18 +44,16 @@ describe("flattenTree", () => {
     expect(ids(flattenTree([n("root", [n("x")]), n("orphan", [n("o1")])], new Set()))).toEqual(["root", "x", "orphan", "o1"]);
   });
 
-  it("flattens a 25,000-run trace 5,000 levels deep without recursion limits, quickly", () => {
+  it("flattens a 25,000-run trace 5,000 levels deep without recursion limits", () => {
     // a chain 5,000 deep, plus 20,000 leaves under the root
     let deep = n("d4999");
     for (let i = 4998; i >= 0; i--) deep = n(`d${i}`, [deep]);
     const root = n("root", [deep, ...Array.from({ length: 20_000 }, (_, i) => n(`leaf${i}`, [], "llm"))]);
-    const t0 = performance.now();
+    // (how fast is for a benchmark: any bound here would break on a busy machine)
     const rows = flattenTree([root], new Set());
-    const took = performance.now() - t0;
     expect(rows).toHaveLength(25_001);
     expect(rows[5000]).toMatchObject({ depth: 5000, node: { id: "d4999" } });
     expect(rows[5001]).toMatchObject({ depth: 1, node: { id: "leaf0" } });
-    expect(took).toBeLessThan(200);
     expect(flattenTree([root], new Set(["d0"]))).toHaveLength(20_002);
   });
 });

@@ -212,15 +212,14 @@ describeBackends("control plane API", (backend) => {
     const t0 = Date.now();
     expect((await s.api("GET", `${url}?wait=0.3`)).body.status).toBe("QUEUED");
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
-    const waiting = s.api("GET", `${url}?wait=30`);
+    // the longest wait allowed: answering before the test's own timeout means it answered on the change
+    const waiting = s.api("GET", `${url}?wait=300`);
     setTimeout(async () => {
       await s.cp.deployments.setRevisionStatus(d.latest_revision_id, "AWAITING_DEPLOY");
       await s.cp.deployments.setRevisionStatus(d.latest_revision_id, "DEPLOYING");
       await s.cp.deployments.setRevisionStatus(d.latest_revision_id, "DEPLOYED");
     }, 300);
-    const t1 = Date.now();
     expect((await waiting).body.status).toBe("DEPLOYED");
-    expect(Date.now() - t1).toBeLessThan(10_000);
     expect((await s.api("GET", `${url}?wait=1000`)).status).toBe(422);
   });
 

@@ -33,7 +33,7 @@ describe("the console's static files", () => {
     writeFileSync(path.join(build, "assets", "index-abc123.js.gz"), gzipSync(SCRIPT));
     writeFileSync(path.join(build, "assets", "index-abc123.css"), "body{margin:0}");
     dev = await start(dir, build);
-  }, 60_000);
+  });
   afterAll(async () => {
     await dev?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -149,5 +149,5 @@ describe("a console that is not built", () => {
       await dev.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

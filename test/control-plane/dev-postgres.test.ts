@@ -35,7 +35,7 @@ process.env.BERTH_FROM_SOURCE = "1";
     scratch = await createScratchDatabase(POSTGRES_ADMIN_URI, "berth_cp");
     const settings = resolveControlPlaneSettings({ port: 0, dataDir: `${dir}/.berth`, databaseUri: scratch.uri, secretsKeys: keyToConfig(generateKey()), logLevel: "silent" }, {});
     dev = await startControlPlaneServer(settings, silentLogger, { deployer: { stopGraceMs: 5000, drainMs: 500 }, pollMs: 0 });
-  }, 60_000);
+  });
   afterAll(async () => {
     await dev?.close();
     await scratch?.drop();

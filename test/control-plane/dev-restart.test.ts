@@ -6,6 +6,7 @@
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureOutput, childLogLevel } from "../helpers/child-output.js";
 import { BERTH_BIN, eventually } from "../helpers/server.js";
 import { createRepo, scratchDir, type TestRepo } from "../runtime/local-repo.js";
 
@@ -16,14 +17,16 @@ interface Dev {
 }
 
 function startDev(dataDir: string): Promise<Dev> {
-  const child = fork(BERTH_BIN, ["dev", "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
+  const child = fork(BERTH_BIN, ["dev", "--port", "0", "--data-dir", dataDir, "--log-level", childLogLevel("warn")], {
     env: { ...process.env, BERTH_FROM_SOURCE: "1" },
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    // kept, printed only if a test fails (child-output.ts)
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  const output = captureOutput(child, "berth dev");
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("berth dev did not start")), 60_000);
+    const timer = setTimeout(() => reject(new Error(`berth dev did not start:\n${output()}`)), 120_000);
     child.on("message", (m: any) => m?.type === "ready" && (clearTimeout(timer), resolve({ child, url: m.url, integrationId: m.integrationId })));
-    child.once("exit", (code) => reject(new Error(`berth dev exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`berth dev exited with ${code}:\n${output()}`)));
   });
 }
 
@@ -78,7 +81,7 @@ describe("berth dev restarts", () => {
     await api(first, "PATCH", `/v2/deployments/${id}`, { source_config: { install_command: "true" } });
 
     first.child.kill("SIGKILL");
-    await eventually(async () => agents.every((pid) => !alive(pid)), 15_000);
+    await eventually(async () => agents.every((pid) => !alive(pid)), 60_000);
 
     const second = await startDev(dataDir);
     devs.push(second);

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { resolveAgentServerSettings, type AgentServerSettings } from "../../src/shared/config.js";
 import { silentLogger, createLogger } from "../../src/shared/logging.js";
 import { startAgentServer, type AgentServerHandle } from "../../src/agent-server/server.js";
+import { captureOutput, childLogLevel } from "./child-output.js";
 import { createScratchDatabase } from "./postgres.js";
 import { POSTGRES_ADMIN_URI, REDIS_URI } from "./services.js";
 
@@ -135,6 +136,8 @@ export function serverForSuite(
 export interface ChildServer {
   child: ChildProcess;
   url?: string;
+  /** What it wrote so far (stdout and stderr; LOG_LEVEL warn unless BERTH_TEST_LOG says otherwise). */
+  output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -150,17 +153,19 @@ export async function startChild(
       ...(db.redisUri ? { REDIS_URI: db.redisUri } : {}),
       REDIS_KEY_PREFIX: db.redisKeyPrefix,
       BERTH_DATA_DIR: db.dataDir,
-      LOG_LEVEL: process.env.BERTH_TEST_LOG ?? "warn",
+      LOG_LEVEL: childLogLevel("warn"),
       BERTH_SSE_HEARTBEAT_SECONDS: "1",
       // test the sources, never a stale dist/
       BERTH_FROM_SOURCE: "1",
       ...env,
     },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // kept, printed only if a test fails (child-output.ts)
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  const output = captureOutput(child, `berth ${command}`);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string | undefined>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`berth ${command} did not start in time`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`berth ${command} did not start in 90 s:\n${output()}`)), 90_000);
     child.on("message", (m: { type?: string; url?: string }) => {
       if (m?.type === "ready") {
         clearTimeout(timer);
@@ -169,12 +174,13 @@ export async function startChild(
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`berth ${command} exited with code ${code} before it was ready`));
+      reject(new Error(`berth ${command} exited with code ${code} before it was ready:\n${output()}`));
     });
   });
   return {
     child,
     url,
+    output,
     async stop(signal = "SIGTERM") {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
@@ -186,7 +192,7 @@ export async function startChild(
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Poll until `fn` returns a truthy value or time runs out. */
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < end) {

@@ -41,7 +41,7 @@ const ready = (name: string) => eventually(() => {
   const o = ad(name);
   expect(condition(o, "Ready")?.status).toBe("True");
   return o;
-}, 10_000);
+}, 60_000);
 
 describe("operator", () => {
   it("renders an AgentDeployment into owned children, adds its finalizer and reports Ready", async () => {
@@ -85,7 +85,7 @@ describe("operator", () => {
       expect(o.status.latestReadyRevision).toBe("0b8c7a4e-1111-4a2b-9c3d-5e6f7a8b9c0d");
       expect(o.status.observedGeneration).toBe(2);
       return o;
-    }, 10_000);
+    }, 60_000);
     expect(second.status.latestCreatedRevision).toBe("0b8c7a4e-1111-4a2b-9c3d-5e6f7a8b9c0d");
     const api = fake.get("apps/v1", "Deployment", NS, "beta-api");
     expect(api.spec.template.spec.containers[0].image).toBe("registry.example.com/agents/demo:2");
@@ -102,7 +102,7 @@ describe("operator", () => {
       const o = ad("gamma");
       expect(condition(o, "Ready")).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
       return o;
-    }, 10_000);
+    }, 60_000);
     expect(condition(failed, "APIServerReady").message).toContain("timed out progressing");
     expect(failed.status.latestReadyRevision).toBeUndefined();
     await eventually(() => expect(fake.list("v1", "Event", NS).some((e) => e.type === "Warning" && e.reason === "ProgressDeadlineExceeded")).toBe(true));
@@ -120,7 +120,7 @@ describe("operator", () => {
       expect(fake.get("apps/v1", "Deployment", NS, "delta-api")).toBeUndefined();
       expect(fake.get("apps/v1", "StatefulSet", NS, "delta-postgres")).toBeUndefined();
       return true;
-    }, 10_000);
+    }, 60_000);
   });
 
   it("drops the HPA when min_scale goes to 0 and keeps an autoscaled replica count", async () => {
@@ -131,13 +131,13 @@ describe("operator", () => {
     await rest.mergePatch({ apiVersion: "apps/v1", kind: "Deployment", namespace: NS, name: "eps-api" }, { spec: { replicas: 3 } });
     const current = ad("eps");
     await rest.mergePatch({ apiVersion: AD[0], kind: AD[1], namespace: NS, name: "eps" }, { spec: { image: "registry.example.com/agents/demo:3" } });
-    await eventually(() => expect(ad("eps").status.observedGeneration).toBeGreaterThan(current.metadata.generation), 10_000);
+    await eventually(() => expect(ad("eps").status.observedGeneration).toBeGreaterThan(current.metadata.generation), 60_000);
     await eventually(() => expect(fake.get("apps/v1", "Deployment", NS, "eps-api").spec.template.spec.containers[0].image).toBe("registry.example.com/agents/demo:3"));
     expect(fake.get("apps/v1", "Deployment", NS, "eps-api").spec.replicas).toBe(3);
     const spec = structuredClone(ad("eps").spec);
     spec.resourceSpec.min_scale = 0;
     await rest.mergePatch({ apiVersion: AD[0], kind: AD[1], namespace: NS, name: "eps" }, { spec: { resourceSpec: spec.resourceSpec } });
-    await eventually(() => expect(fake.get("autoscaling/v2", "HorizontalPodAutoscaler", NS, "eps-api")).toBeUndefined(), 10_000);
+    await eventually(() => expect(fake.get("autoscaling/v2", "HorizontalPodAutoscaler", NS, "eps-api")).toBeUndefined(), 60_000);
   });
 
   it("survives dropped watches and a 410 Gone: later changes are still reconciled", async () => {
@@ -153,10 +153,10 @@ describe("operator", () => {
     await ready("theta");
     // a child edited by hand is put back (its generation moved), and one deleted by hand comes back
     await rest.mergePatch({ apiVersion: "apps/v1", kind: "Deployment", namespace: NS, name: "zeta-api" }, { spec: { template: { spec: { containers: [{ name: "agent-server", image: "evil:latest" }] } } } });
-    await eventually(() => expect(fake.get("apps/v1", "Deployment", NS, "zeta-api").spec.template.spec.containers[0].image).toBe("registry.example.com/agents/demo:1"), 10_000);
+    await eventually(() => expect(fake.get("apps/v1", "Deployment", NS, "zeta-api").spec.template.spec.containers[0].image).toBe("registry.example.com/agents/demo:1"), 60_000);
     // (deleted)
     await rest.remove({ apiVersion: "v1", kind: "Service", namespace: NS, name: "zeta-api" });
-    await eventually(() => expect(fake.get("v1", "Service", NS, "zeta-api")).toBeDefined(), 10_000);
+    await eventually(() => expect(fake.get("v1", "Service", NS, "zeta-api")).toBeDefined(), 60_000);
   });
 
   it("retries a failed apply with backoff until it succeeds", async () => {
@@ -189,7 +189,7 @@ describe("operator", () => {
     await operator({ namespaces: ["team-a"] });
     await rest.create(agentDeploymentObject("mine", "team-a"));
     await rest.create(agentDeploymentObject("theirs", "team-b"));
-    await eventually(() => expect(condition(fake.get(...AD, "team-a", "mine"), "Ready")?.status).toBe("True"), 10_000);
+    await eventually(() => expect(condition(fake.get(...AD, "team-a", "mine"), "Ready")?.status).toBe("True"), 60_000);
     expect(fake.get(...AD, "team-b", "theirs").status).toBeUndefined();
     expect(fake.get("apps/v1", "Deployment", "team-b", "theirs-api")).toBeUndefined();
   });
@@ -218,7 +218,7 @@ describe("leader election", () => {
     // the leader stops and releases the lease: the follower takes over and reconciles new work
     await a.close();
     operators.splice(operators.indexOf(a), 1);
-    await eventually(() => expect(b.isLeader).toBe(true), 10_000);
+    await eventually(() => expect(b.isLeader).toBe(true), 60_000);
     await rest.create(agentDeploymentObject("mu", NS));
     await ready("mu");
     const lease = fake.get("coordination.k8s.io/v1", "Lease", "berth", "berth-operator");
@@ -234,6 +234,6 @@ describe("leader election", () => {
     await a.close();
     operators.splice(operators.indexOf(a), 1);
     expect(b.isLeader).toBe(false);
-    await eventually(() => expect(b.isLeader).toBe(true), 10_000);
+    await eventually(() => expect(b.isLeader).toBe(true), 60_000);
   });
 });

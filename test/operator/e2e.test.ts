@@ -70,7 +70,7 @@ describeBackends("Kubernetes end to end", (backend) => {
 
   it("deploys, rolls out a new revision across dropped watches, and cleans up on delete", async () => {
     // exactly one operator leads
-    await eventually(() => operators.filter((o) => o.isLeader).length === 1 || false, 10_000);
+    await eventually(() => operators.filter((o) => o.isLeader).length === 1 || false, 60_000);
     const leader = operators.find((o) => o.isLeader)!;
     const follower = operators.find((o) => !o.isLeader)!;
 

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeApiServer, type FakeApiServer } from "../fake-apiserver/index.js";
+import { captureOutput, childLogLevel } from "../helpers/child-output.js";
 import { BERTH_BIN } from "../helpers/server.js";
 
 const KEY = "berth-cli-test-admin-key-0123456789";
@@ -50,7 +51,7 @@ describe("berth control-plane", () => {
   it("serves the API and tracing, and deploys to its cluster by default", { timeout: 180_000 }, async () => {
     const kubeconfig = path.join(dir, "kubeconfig");
     writeFileSync(kubeconfig, fake.kubeConfig().exportConfig());
-    const child = fork(BERTH_BIN, ["control-plane", "--port", "0", "--host", "127.0.0.1", "--log-level", "warn"], {
+    const child = fork(BERTH_BIN, ["control-plane", "--port", "0", "--host", "127.0.0.1", "--log-level", childLogLevel("warn")], {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -61,14 +62,16 @@ describe("berth control-plane", () => {
         BERTH_K8S_DEFAULT_NAMESPACE: "agents",
         BERTH_PUBLIC_URL: "http://berth.berth-system.svc:8080",
       },
-      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      // kept, printed only if the test fails (child-output.ts)
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
     });
+    const output = captureOutput(child, "berth control-plane");
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("berth control-plane did not start")), 120_000);
+        const timer = setTimeout(() => reject(new Error(`berth control-plane did not start:\n${output()}`)), 120_000);
         child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && (clearTimeout(timer), resolve(m.url!)));
-        child.once("exit", (code) => reject(new Error(`berth control-plane exited with ${code}`)));
+        child.once("exit", (code) => reject(new Error(`berth control-plane exited with ${code}:\n${output()}`)));
       });
       const api = (method: string, p: string, body?: unknown, key: string | null = KEY) =>
         fetch(`${url}${p}`, { method, headers: { ...(key ? { "x-api-key": key } : {}), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -25,7 +25,7 @@ const logger = process.env.BERTH_TEST_LOG ? createLogger({ level: process.env.BE
 type Json = any;
 
 /** Poll until `fn` returns something truthy; on timeout say what it last saw. */
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -82,7 +82,7 @@ describeBackends("k8s listener", (backend) => {
   };
   const deployment = async (id: string) => (await http("GET", `/v2/deployments/${id}`)).body;
   const revision = async (id: string, rid: string) => (await http("GET", `/v2/deployments/${id}/revisions/${rid}`)).body;
-  const revisionIs = async (id: string, rid: string, status: string, timeoutMs = 20_000): Promise<Json> => {
+  const revisionIs = async (id: string, rid: string, status: string, timeoutMs = 60_000): Promise<Json> => {
     let last: Json;
     try {
       return await waitFor(`revision ${rid} ${status}`, async () => {

@@ -3,6 +3,7 @@
  * the database, so a new revision starts next to the old one and takes traffic without downtime
  * (compare the PGlite suite, where the old process has to stop first).
  */
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import { LocalDeployer, type LocalRevisionSpec } from "../../src/runtime/local/d
 import { createScratchDatabase } from "../helpers/postgres.js";
 import { servicesUp } from "../helpers/server.js";
 import { POSTGRES_ADMIN_URI } from "../helpers/services.js";
-import { alive, cleanup, createRepo, scratchDir, sink, TEST_ENV, waitUntil, type TestRepo } from "./local-repo.js";
+import { alive, cleanup, createRepo, runningRun, scratchDir, sink, TEST_ENV, waitUntil, type TestRepo } from "./local-repo.js";
 
 (servicesUp() ? describe : describe.skip)("local deployer [postgres]", () => {
   let base: string;
@@ -64,11 +65,13 @@ import { alive, cleanup, createRepo, scratchDir, sink, TEST_ENV, waitUntil, type
       }
     })();
 
-    const inFlight = client.runs.wait(thread.thread_id, "env", { input: {}, config: { configurable: { delay_ms: 2500 } } });
-    await new Promise((r) => setTimeout(r, 300));
+    // the run in flight on the old process ends when the test says so: after the swap
+    const gateFile = path.join(base, "in-flight.gate");
+    const inFlight = (await runningRun(client, thread.thread_id, { gateFile })).done;
     const second = sink();
     expect((await deployer.deploy(spec("bonjour"), second)).status).toBe("DEPLOYED");
     expect(alive(oldPid)).toBe(true); // still finishing the run in flight
+    writeFileSync(gateFile, "");
     expect(second.text("deploy")).not.toMatch(/admits one process/);
     expect(second.text("deploy")).toMatch(/Postgres database/);
 

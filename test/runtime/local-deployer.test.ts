@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { happyPath } from "../../src/control-plane/rules/index.js";
 import { LocalDeployer, type LocalRevisionSpec } from "../../src/runtime/local/deployer.js";
 import type { MemoryRevisionSink } from "../../src/runtime/local/memory-sink.js";
-import { alive, cleanup, createRepo, scratchDir, sink, TEST_ENV, type TestRepo } from "./local-repo.js";
+import { alive, cleanup, createRepo, runningRun, scratchDir, sink, TEST_ENV, type TestRepo } from "./local-repo.js";
 
 describe("local deployer [pglite]", () => {
   let base: string;
@@ -83,8 +83,7 @@ describe("local deployer [pglite]", () => {
   it("rolls out a new revision (changed secret): in-flight runs finish, threads survive, the graph sees the new value", async () => {
     const oldPid = deployer.activeProcess!.pid;
     // a run in flight on the old process while the new revision rolls out
-    const inFlight = client.runs.wait(threadId, "env", { input: {}, config: { configurable: { delay_ms: 2500 } } });
-    await new Promise((r) => setTimeout(r, 500));
+    const inFlight = (await runningRun(client, threadId, { delayMs: 2500 })).done;
     const s = sink();
     sinks.push(s);
     const deploying = deployer.deploy(spec({ secrets: [{ name: "GREETING", value: "bonjour" }] }), s);

@@ -28,6 +28,30 @@ describe("local agent process", () => {
     expect(await p.exited).toBe(0);
   });
 
+  it("talks to the address the process reports it bound, not a port picked for it beforehand", async () => {
+    // A stand-in for berth serve that binds a port of its own choosing (whatever --port says) and
+    // reports it over IPC as berth serve does. A port picked by the caller and released before the
+    // process binds it can be taken meanwhile on a busy machine; the address the process reports
+    // cannot be wrong.
+    const dir = tmp();
+    const fake = path.join(dir, "own-port.cjs");
+    writeFileSync(
+      fake,
+      `const http = require("node:http");
+       const server = http.createServer((req, res) => res.end(req.url === "/ok" ? "ok" : "other"));
+       server.listen(0, "127.0.0.1", () => process.send({ type: "ready", url: "http://127.0.0.1:" + server.address().port }));
+       process.on("SIGTERM", () => process.exit(0));`,
+    );
+    const p = await startAgentProcess({ configPath: FIXTURE_CONFIG, dataDir: dir, env, log: () => undefined, command: { file: process.execPath, args: [fake] } });
+    try {
+      await p.waitHealthy(60_000);
+      const res = await fetch(`${p.url}/ok`);
+      expect(await res.text()).toBe("ok");
+    } finally {
+      await p.stop(10_000);
+    }
+  });
+
   it("fails with the exit code and keeps the output when the agent cannot start", async () => {
     const dir = tmp();
     const config = path.join(dir, "langgraph.json");

@@ -12,10 +12,13 @@ interface Upstream {
   url: string;
   server: http.Server;
   closedStreams: number;
+  /** /held requests wait until the test calls this (their response ends then). */
+  releaseHeld(): void;
 }
 
 async function upstream(name: string): Promise<Upstream> {
-  const u: Upstream = { url: "", server: http.createServer(), closedStreams: 0 };
+  const held: (() => void)[] = [];
+  const u: Upstream = { url: "", server: http.createServer(), closedStreams: 0, releaseHeld: () => held.splice(0).forEach((f) => f()) };
   u.server.on("request", (req, res) => {
     const url = new URL(req.url!, "http://x");
     if (url.pathname === "/echo") {
@@ -26,6 +29,8 @@ async function upstream(name: string): Promise<Upstream> {
         res.setHeader("x-upstream", name);
         res.end(JSON.stringify({ name, method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() }));
       });
+    } else if (url.pathname === "/held") {
+      held.push(() => res.end(`held by ${name}`));
     } else if (url.pathname === "/slow") {
       setTimeout(() => res.end(`slow from ${name}`), Number(url.searchParams.get("ms") ?? 500));
     } else if (url.pathname === "/sse") {
@@ -127,31 +132,42 @@ describe("deployment proxy", () => {
   it("swaps targets atomically: requests in flight finish on the old target, retire() waits for them", async () => {
     proxy = await DeploymentProxy.listen({});
     proxy.setTarget(a.url);
-    const slow = fetch(`${proxy.url}/slow?ms=600`).then((r) => r.text());
+    // a request that stays in flight on a until the test lets it end
+    const slow = fetch(`${proxy.url}/held`).then((r) => r.text());
     await expect.poll(() => proxy.inFlight(a.url)).toBe(1);
     proxy.setTarget(b.url);
     expect((await fetch(`${proxy.url}/echo`)).headers.get("x-upstream")).toBe("b");
-    const started = Date.now();
-    expect(await proxy.retire(a.url, 5000)).toBe(true);
-    expect(Date.now() - started).toBeGreaterThan(300);
-    expect(await slow).toBe("slow from a");
+    let retired = false;
+    const retiring = proxy.retire(a.url, 120_000).then((drained) => ((retired = true), drained));
+    // retire() waits while the request is in flight (a round trip through the proxy gives it time to answer wrongly)
+    expect((await fetch(`${proxy.url}/echo`)).headers.get("x-upstream")).toBe("b");
+    expect(retired).toBe(false);
+    a.releaseHeld();
+    expect(await retiring).toBe(true);
+    expect(await slow).toBe("held by a");
     expect(proxy.target).toBe(b.url);
   });
 
   it("holds requests during a swap until there is a target, and 503s after holdMs or when down", async () => {
-    proxy = await DeploymentProxy.listen({ holdMs: 400 });
+    // a hold far longer than the test: the held request can only be answered by the new target
+    proxy = await DeploymentProxy.listen({ holdMs: 120_000 });
     const down = await fetch(`${proxy.url}/echo`);
     expect(down.status).toBe(503);
     expect(((await down.json()) as { detail: string }).detail).toMatch(/no running revision/);
 
     proxy.hold();
-    const held = fetch(`${proxy.url}/echo?q=1`, { method: "POST", body: "kept" });
+    let answered = false;
+    const held = fetch(`${proxy.url}/echo?q=1`, { method: "POST", body: "kept" }).then((r) => ((answered = true), r));
     await new Promise((r) => setTimeout(r, 150));
+    expect(answered).toBe(false);
     proxy.setTarget(b.url);
     const res = await held;
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ name: "b", body: "kept", path: "/echo?q=1" });
+    await proxy.close();
 
+    // a short hold: 503 once it is over (never before it; a busy machine only makes it later)
+    proxy = await DeploymentProxy.listen({ holdMs: 400 });
     proxy.hold();
     const started = Date.now();
     expect((await fetch(`${proxy.url}/echo`)).status).toBe(503);
@@ -160,11 +176,10 @@ describe("deployment proxy", () => {
 
   it("answers 502 when the target does not answer", async () => {
     proxy = await DeploymentProxy.listen({});
-    const dead = net.createServer();
-    await new Promise<void>((r) => dead.listen(0, "127.0.0.1", () => r()));
-    const port = (dead.address() as net.AddressInfo).port;
-    await new Promise<void>((r) => dead.close(() => r()));
-    proxy.setTarget(`http://127.0.0.1:${port}`);
+    // Nothing listens on port 1 (tcpmux, unused), and unlike a port picked with listen(0) and closed
+    // again it cannot be taken meanwhile by another test's server: listen(0) only hands out ports
+    // from the ephemeral range.
+    proxy.setTarget("http://127.0.0.1:1");
     const res = await fetch(`${proxy.url}/echo`, { method: "POST", body: "x" });
     expect(res.status).toBe(502);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/ECONNREFUSED/);

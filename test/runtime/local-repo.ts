@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { Client } from "@langchain/langgraph-sdk";
 import type { RevisionStatus } from "../../src/control-plane/rules/index.js";
 import { MemoryRevisionSink } from "../../src/runtime/local/memory-sink.js";
 import { ROOT } from "../helpers/server.js";
@@ -19,8 +20,12 @@ export function scratchDir(prefix: string): string {
   return mkdtempSync(path.join(SCRATCH, `${prefix}-`));
 }
 
-/** Every test graph: `env` reads GREETING (a secret) and can wait `configurable.delay_ms` in a second node. */
+/**
+ * Every test graph: `env` reads GREETING (a secret) and can wait in a second node: `configurable.delay_ms`,
+ * then until the file `configurable.gate_file` exists (so a test decides when a run ends).
+ */
 export const GRAPH_TS = `
+import { existsSync } from "node:fs";
 import { Annotation, StateGraph } from "@langchain/langgraph";
 
 const State = Annotation.Root({
@@ -32,6 +37,8 @@ export const env = new StateGraph(State)
   .addNode("read", async () => ({ greeting: process.env.GREETING ?? "unset", steps: ["read"] }))
   .addNode("wait", async (_state, config) => {
     await new Promise((r) => setTimeout(r, Number(config.configurable?.delay_ms ?? 0)));
+    const gate = config.configurable?.gate_file;
+    while (typeof gate === "string" && !existsSync(gate)) await new Promise((r) => setTimeout(r, 50));
     return { steps: ["wait"] };
   })
   .addEdge("__start__", "read")
@@ -107,4 +114,16 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
 
 export function cleanup(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Start a run of the `env` graph and return once a process has claimed it (status "running"): from
+ * then on it belongs to the process serving now, whatever rolls out next. The run waits `delayMs`,
+ * then (with `gateFile`) until that file exists. Resolves with a promise of the run's final values.
+ */
+export async function runningRun(client: Client, threadId: string, wait: { delayMs?: number; gateFile?: string }): Promise<{ done: Promise<unknown> }> {
+  const configurable = { delay_ms: wait.delayMs ?? 0, ...(wait.gateFile ? { gate_file: wait.gateFile } : {}) };
+  const run = await client.runs.create(threadId, "env", { input: {}, config: { configurable } });
+  await waitUntil(async () => (await client.runs.get(threadId, run.run_id)).status === "running", 60_000, `run ${run.run_id} to start`);
+  return { done: client.runs.join(threadId, run.run_id) };
 }

@@ -17,7 +17,7 @@ it("berth tracing starts on PGlite, answers /info under its prefix and stops on 
   child.stderr!.on("data", (d) => (output += d));
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not ready: ${output}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`not ready: ${output}`)), 150_000);
       child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && (clearTimeout(timer), resolve(m.url!)));
       child.once("exit", (code) => reject(new Error(`exited ${code}: ${output}`)));
     });

@@ -415,7 +415,9 @@ describe("token estimation", () => {
     const started = performance.now();
     const nasty = "a".repeat(200_000) + " " + ("b".repeat(63) + " ").repeat(3000);
     const n = estimateUsage({ id: "r", run_type: "llm", inputs: { messages: [{ role: "user", content: nasty }] } }, "gpt-4o")!.usage.input_tokens;
-    expect(performance.now() - started).toBeLessThan(2000);
+    // a hang guard, not a speed test: a tokenizer that backtracks or goes quadratic on this input takes
+    // minutes; the linear one well under a second on an idle machine
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(n).toBeGreaterThan(nasty.length / 10);
     expect(n).toBeLessThan(nasty.length);
   });

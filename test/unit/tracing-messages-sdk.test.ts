@@ -34,7 +34,7 @@ class Capture extends Client {
       const run = [...this.captured.values()].find((r) => r.name === name && r.outputs !== undefined);
       if (!run) throw new Error(`no finished run ${name} yet`);
       return JSON.parse(JSON.stringify(run)) as Run;
-    });
+    }, { timeout: 30_000 }); // vi.waitFor's default 1 s is tuned for an idle machine
   }
 }
 

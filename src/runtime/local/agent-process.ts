@@ -3,9 +3,13 @@
  * the deployment's secrets as environment, its output captured line by line (the deploy log),
  * healthy once `/ok` answers, stopped gracefully (SIGTERM lets running runs finish or go back to
  * the queue; SIGKILL after the grace period).
+ *
+ * The port: unless one is given, `berth serve --port 0` binds one itself and reports its address
+ * over the IPC channel ("ready"). Picking a free port here and passing it down would leave a gap in
+ * which another process (another deployment starting, anything on a busy machine) can take it: the
+ * agent then fails to start, or worse, the health check talks to the other process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,6 +25,7 @@ export interface AgentProcessOptions {
   /** The environment `env` is added to (default: this process's); the deployer passes a filtered copy. */
   inheritEnv?: NodeJS.ProcessEnv;
   host?: string;
+  /** A fixed port; by default the process binds a free one itself and reports it (see above). */
   port?: number;
   /** Each line of output (stdout and stderr), as it comes. */
   log: (line: string, stream: "stdout" | "stderr") => void;
@@ -31,7 +36,8 @@ export interface AgentProcessOptions {
 }
 
 export interface AgentProcess {
-  url: string;
+  /** Where it listens: known once it reported ready (always after `waitHealthy`); "" before. */
+  readonly url: string;
   pid: number;
   child: ChildProcess;
   /** Resolves when the process exits, with its exit code (null when killed by a signal). */
@@ -41,25 +47,29 @@ export interface AgentProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A free port on the host, picked by the OS. */
-export async function freePort(host = "127.0.0.1"): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, host, () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const urlOf = (host: string, port: number | string) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
 export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentProcess> {
   const host = o.host ?? "127.0.0.1";
-  const port = o.port ?? (await freePort(host));
   const cmd = o.command ?? { file: process.execPath, args: [BERTH_BIN] };
-  const child = spawn(cmd.file, [...cmd.args, "serve", "--config", o.configPath, "--port", String(port), "--host", host, "--data-dir", o.dataDir], {
+  const child = spawn(cmd.file, [...cmd.args, "serve", "--config", o.configPath, "--port", String(o.port ?? 0), "--host", host, "--data-dir", o.dataDir], {
     // BERTH_EXIT_WITH_PARENT: if the control plane is killed outright, its agents stop too rather
     // than linger holding their embedded database (which a restarted control plane needs)
     env: { ...(o.inheritEnv ?? process.env), ...o.env, BERTH_EXIT_WITH_PARENT: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
+    // ipc: the process reports the address it bound ("ready")
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
     ...o.user,
+  });
+  let url = o.port ? urlOf(host, o.port) : "";
+  const ready = new Promise<void>((resolve) => {
+    child.on("message", (m: { type?: string; url?: string }) => {
+      if (m?.type !== "ready" || typeof m.url !== "string") return;
+      // its port, on the host we asked for (it may report a wildcard address)
+      url = urlOf(host, new URL(m.url).port);
+      // nothing else comes over the channel; without it the process does not keep this one alive
+      if (child.connected) child.disconnect();
+      resolve();
+    });
   });
   const lines = (stream: "stdout" | "stderr") => {
     let rest = "";
@@ -80,10 +90,10 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const spawnError = new Promise<never>((_, reject) => child.once("error", (err) => reject(new AgentProcessError(`could not start berth: ${err.message}`))));
   spawnError.catch(() => undefined);
-  const url = `http://${host}:${port}`;
-
   return {
-    url,
+    get url() {
+      return url;
+    },
     pid: child.pid ?? -1,
     child,
     exited,
@@ -94,7 +104,9 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
         if (!done) throw new AgentProcessError(`the agent server exited with code ${code} before it was healthy`);
       });
       const poll = (async () => {
-        while (Date.now() < deadline) {
+        const late = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref());
+        await Promise.race([ready, late]);
+        while (url && Date.now() < deadline) {
           try {
             const res = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) });
             if (res.ok) return;
