@@ -107,7 +107,8 @@ export function buildConsole(): Promise<string> {
     await build({
       configFile: path.join(ROOT, "src/console/vite.config.ts"),
       build: { outDir, emptyOutDir: true, sourcemap: false },
-      logLevel: "warn",
+      // quiet test output: a slow build on a busy machine warns about plugin timings; build errors still throw
+      logLevel: "error",
     });
     return outDir;
   })();
