@@ -5,6 +5,7 @@ import type pg from "pg";
 import type { Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
 import type { Logger } from "../shared/logging.js";
+import type { RequestAuthenticator } from "./auth/types.js";
 import type { ResolvedConfig } from "./config/langgraph-config.js";
 import type { GraphRegistry } from "./graphs/registry.js";
 import type { Channels } from "./runs/channels.js";
@@ -33,4 +34,6 @@ export interface AgentServerContext {
   events: EventStore;
   crons: CronStore;
   state: StateService;
+  /** Who requests come from (none, platform keys or the project's custom auth). */
+  auth: RequestAuthenticator;
 }

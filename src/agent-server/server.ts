@@ -13,6 +13,7 @@ import type { Logger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
 import { A2AService } from "./a2a/service.js";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
+import { createAuthenticator } from "./auth/index.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
@@ -121,6 +122,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore),
+      auth: await createAuthenticator(settings, config, logger),
     };
     const runs = new RunService(ctx);
 

@@ -5,6 +5,7 @@ import { isLoopbackListenHost, localOnly } from "../../shared/local-access.js";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { mountA2A } from "../a2a/routes.js";
+import { requireAuth } from "../auth/index.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -71,6 +72,8 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
   const loopback = isLoopbackListenHost(ctx.settings.host);
   if (loopback) app.use(loopbackGuard(ctx));
   app.use(cors(ctx));
+  // every route group below (the API, A2A, MCP, custom routes) sees the same authenticated user
+  app.use(requireAuth(ctx.auth));
   // A2A reads its own bodies: a JSON-RPC client gets a JSON-RPC error even for unparseable JSON.
   if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
   app.use(jsonBody(ctx.settings.maxBodyBytes, { textPlainAsJson: !loopback }));

@@ -13,6 +13,7 @@ export function metaRoutes(router: ApiRouter, ctx: AgentServerContext): void {
     langgraph_js_version: LANGGRAPH_VERSION,
     context: "js",
     host: { kind: "berth", database: ctx.embedded ? "pglite" : "postgres", bus: ctx.bus.kind },
+    auth: ctx.auth.describe(),
     flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, a2a: !ctx.config.disableA2a },
   }));
 }
