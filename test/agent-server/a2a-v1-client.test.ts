@@ -24,7 +24,8 @@ describeBackends("A2A through the 1.x client (v0.3 compatibility)", (backend) =>
     factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
         transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
-        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
+        // without A2A-Version (as a v0.3-only card endpoint answers): the v0.3 card, so the legacy transport is used
+        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true }, fetchImpl: (url, init) => fetch(url, { ...init, headers: {} }) }),
       }),
     );
   });

@@ -253,9 +253,12 @@ describeBackends("A2A", (backend) => {
     expect(all.history.length).toBeGreaterThanOrEqual(2);
   });
 
-  it("agent/getAuthenticatedExtendedCard answers the card", async () => {
+  it("agent/getAuthenticatedExtendedCard is -32007 on a server without authentication (there is no extended card)", async () => {
     const res = await rpc(endpoint(), { jsonrpc: "2.0", id: 3, method: "agent/getAuthenticatedExtendedCard" });
-    expect(a2aSchemaErrors("AgentCard", res.body.result)).toEqual([]);
+    expect(res.body).toMatchObject({ id: 3, error: { code: -32007, message: "Authenticated Extended Card not configured" } });
+    expect(res.body.result).toBeUndefined();
+    const card = (await (await fetch(endpoint())).json()) as { supportsAuthenticatedExtendedCard?: boolean };
+    expect(card.supportsAuthenticatedExtendedCard).toBe(false);
   });
 
   it("answers every malformed request with the spec's error, HTTP 200 and the id echoed", async () => {

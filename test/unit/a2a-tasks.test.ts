@@ -65,6 +65,7 @@ describe("A2A agent card", () => {
     version: "0.1.0",
     streaming: true,
     pushNotifications: true,
+    auth: { mode: "none" },
   });
 
   it("is valid against the v0.3 schema, with an absolute JSON-RPC url and a non-empty skill list", () => {

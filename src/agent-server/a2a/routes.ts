@@ -12,16 +12,18 @@ import express, { type Request, type Response } from "express";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { BERTH_VERSION } from "../version.js";
-import { buildAgentCard, publicBaseUrl } from "./card.js";
-import { A2AError, errorResponse, parseRequest, resultResponse, type Operation } from "./jsonrpc.js";
+import { ApiError } from "../../shared/errors.js";
+import { authOf } from "../auth/index.js";
+import { agentCardFor, cardDialectOf, publicBaseUrl, type CardDialect } from "./card.js";
+import { A2AError, errorResponse, parseRequest, resultResponse, type Dialect, type Operation } from "./jsonrpc.js";
 import { A2AService, inputModesOf } from "./service.js";
-import { listQueryFromV1, paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
+import { listQueryFromV1, normalizeV1Params, paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
 
 export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
 
-  const card = async (req: Request, assistantIdOrGraph: string) => {
+  const card = async (req: Request, assistantIdOrGraph: string, dialect: CardDialect) => {
     const assistant = await ctx.assistants.get(assistantIdOrGraph);
-    return buildAgentCard({
+    return agentCardFor({
       assistantId: assistant.assistant_id,
       name: assistant.name,
       description: assistant.description,
@@ -37,20 +39,42 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
       streaming: true,
       pushNotifications: true,
       inputModes: inputModesOf(assistant.metadata),
-    });
+      auth: ctx.auth.describe(),
+    }, dialect);
+  };
+  /** The card in the shape the client asks for with `A2A-Version` (caches keep one per version). */
+  const sendCard = async (req: Request, res: Response, assistantIdOrGraph: string) => {
+    const body = await card(req, assistantIdOrGraph, cardDialectOf(req.get("a2a-version")));
+    res.vary("A2A-Version").json(body);
+  };
+  /**
+   * The authenticated extended card: the card, for a caller the server's authenticator accepted.
+   * Without authentication there is none: v0.3 answers AuthenticatedExtendedCardNotConfigured
+   * (-32007); v1.0 requires UnsupportedOperation (-32004) when the card does not declare
+   * `capabilities.extendedAgentCard` (spec §3.3.4), which it does not then.
+   */
+  const extendedCard = async (req: Request, res: Response, assistantId: string, dialect: Dialect) => {
+    const auth = authOf(res);
+    if (auth.mode === "none") {
+      const why = "this server has no authentication configured, so it has no authenticated extended card";
+      throw dialect === "v1" ? new A2AError("unsupportedOperation", why) : new A2AError("extendedCardNotConfigured", why);
+    }
+    // the authenticator let the request through; a user it marks unauthenticated does not get it
+    if (!auth.user?.is_authenticated) throw new ApiError(401, "the authenticated extended card needs an authenticated caller");
+    return card(req, assistantId, dialect === "v1" ? "v1" : "v0.3");
   };
   // The bare well-known card is the default assistant's: the one named, else the first graph's.
   const defaultAssistant = () => process.env.BERTH_A2A_DEFAULT_ASSISTANT ?? ctx.registry.graphIds()[0]!;
 
   app.get("/.well-known/agent-card.json", async (req, res) => {
     const id = typeof req.query.assistant_id === "string" && req.query.assistant_id ? req.query.assistant_id : defaultAssistant();
-    res.json(await card(req, id));
+    await sendCard(req, res, id);
   });
   app.get("/a2a/:assistant_id", async (req, res) => {
-    res.json(await card(req, req.params.assistant_id!));
+    await sendCard(req, res, req.params.assistant_id!);
   });
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (req, res) => {
-    res.json(await card(req, req.params.assistant_id!));
+    await sendCard(req, res, req.params.assistant_id!);
   });
 
   // A body the parser refuses (too large, bad charset) is still answered in JSON-RPC, not `{detail}`.
@@ -79,27 +103,28 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     }
     try {
       const v1 = request.dialect === "v1";
-      const params = v1 ? paramsFromV1(request.operation, request.params) : request.params;
+      // v1: proto field names (`task_id`) and JSON names (`taskId`) alike, for every method
+      const raw = v1 ? normalizeV1Params(request.params) : request.params;
+      const params = v1 ? paramsFromV1(request.operation, raw) : raw;
       const assistantId = String(req.params.assistant_id);
       if (request.operation === "stream" || request.operation === "resubscribe") {
         const gone = new AbortController();
         res.on("close", () => gone.abort());
         const events =
-          request.operation === "stream" ? service.stream(assistantId, params, gone.signal) : service.resubscribe(params, gone.signal);
+          request.operation === "stream" ? service.stream(assistantId, params, gone.signal, request.dialect) : service.resubscribe(params, gone.signal);
         await streamJsonRpc(res, request.id, v1 ? mapStream(events, streamEventToV1) : events, ctx.settings.heartbeatSeconds);
         return;
       }
       const unary: Record<Exclude<Operation, "stream" | "resubscribe">, () => Promise<unknown>> = {
-        send: () => service.send(assistantId, params),
+        send: () => service.send(assistantId, params, request.dialect),
         get: () => service.get(params),
         cancel: () => service.cancel(params),
-        "push-set": () => service.setPush(params),
+        "push-set": () => service.setPush(params, request.dialect),
         "push-get": () => service.getPush(params),
         "push-list": () => service.listPush(params),
         "push-delete": () => service.deletePush(params),
-        list: () => service.list(listQueryFromV1(request.params)),
-        // without authentication there is nothing more to tell an authenticated client
-        "extended-card": () => card(req, assistantId),
+        list: () => service.list(listQueryFromV1(raw)),
+        "extended-card": () => extendedCard(req, res, assistantId, request.dialect),
       };
       const result = await unary[request.operation]();
       if (request.notification) {
@@ -108,6 +133,7 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
       }
       res.status(200).json(resultResponse(request.id, v1 ? resultToV1(request.operation, result) : result));
     } catch (err) {
+      if (err instanceof ApiError && err.status === 401) throw err; // answered like any unauthenticated request
       if (!(err instanceof A2AError)) ctx.logger.error({ err, method: request.method }, "A2A method failed");
       res.status(200).json(errorResponse(request.id, err));
     }

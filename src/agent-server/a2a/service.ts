@@ -14,7 +14,8 @@ import type { RunService } from "../runs/service.js";
 import { runEvents } from "../runs/stream.js";
 import { deliverWebhook, webhookPolicy } from "../runs/webhooks.js";
 import { outboundUrlProblem } from "../../shared/outbound.js";
-import { A2AError } from "./jsonrpc.js";
+import { A2AError, type Dialect } from "./jsonrpc.js";
+import { taskToV1, type ListQuery } from "./v1.js";
 import type { DoneMessage } from "../runs/channels.js";
 import { isTerminal } from "../runs/rules.js";
 import { TERMINAL_TASK_STATES, buildTask, contentText, taskStateOf, type A2AMessage, type TaskState } from "./tasks.js";
@@ -77,7 +78,9 @@ interface PushConfigRow {
   config_id: string;
   url: string;
   token: string | null;
-  authentication: Record<string, unknown> | null;
+  authentication: { schemes?: string[]; credentials?: string } | null;
+  /** The dialect of the method that made it: what its notifications look like. */
+  dialect: Dialect;
 }
 
 function parse<T>(schema: z.ZodType<T>, params: unknown): T {
@@ -139,6 +142,19 @@ export function userContent(parts: { kind: string; [k: string]: unknown }[], mod
   return blocks.every((b) => b.type === "text") ? blocks.map((b) => b.text as string).join("\n") : blocks;
 }
 
+/**
+ * Headers of a push notification: the config's token, and its credentials as `Authorization:
+ * {scheme} {credentials}` (v1.0 §4.3.3; the v0.3 `authentication` means the same).
+ */
+export function pushHeaders(c: Pick<PushConfigRow, "token" | "authentication">): Record<string, string> {
+  const scheme = c.authentication?.schemes?.[0];
+  const credentials = c.authentication?.credentials;
+  return {
+    ...(c.token ? { "X-A2A-Notification-Token": c.token } : {}),
+    ...(scheme && credentials ? { Authorization: `${scheme} ${credentials}` } : {}),
+  };
+}
+
 interface TaskRow {
   task_id: string;
   context_id: string;
@@ -148,6 +164,8 @@ interface TaskRow {
   message: A2AMessage;
   canceled: boolean;
   created_at: Date;
+  /** When the task row last changed (its cancel, or a resume's new run). */
+  updated_at: Date;
 }
 
 export class A2AService {
@@ -164,11 +182,11 @@ export class A2AService {
   }
 
   /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
-  async send(assistantIdOrGraph: string, rawParams: unknown) {
+  async send(assistantIdOrGraph: string, rawParams: unknown, dialect: Dialect = "v0.3") {
     const params = parse(sendParamsSchema, rawParams);
     await this.checkPushUrl(params.configuration?.pushNotificationConfig?.url);
     // a non-blocking sender may resubscribe later and would want the token updates
-    const { task, stored } = await this.start(assistantIdOrGraph, params, params.configuration?.blocking === false);
+    const { task, stored } = await this.start(assistantIdOrGraph, params, dialect, params.configuration?.blocking === false);
     if (params.configuration?.blocking === false) {
       await stored;
       return this.view(task, params.configuration?.historyLength);
@@ -182,10 +200,10 @@ export class A2AService {
    * produced, then (on completion) the answer as an artifact, and a final status update. The final
    * state is read back like `tasks/get` reads it, so both always agree.
    */
-  async *stream(assistantIdOrGraph: string, rawParams: unknown, signal: AbortSignal): AsyncGenerator<unknown> {
+  async *stream(assistantIdOrGraph: string, rawParams: unknown, signal: AbortSignal, dialect: Dialect = "v0.3"): AsyncGenerator<unknown> {
     const params = parse(sendParamsSchema, rawParams);
     await this.checkPushUrl(params.configuration?.pushNotificationConfig?.url);
-    const { task, stored } = await this.start(assistantIdOrGraph, params, true);
+    const { task, stored } = await this.start(assistantIdOrGraph, params, dialect, true);
     await stored;
     yield await this.view(task, params.configuration?.historyLength);
     yield* this.follow(task, -1, signal);
@@ -243,6 +261,7 @@ export class A2AService {
   private async start(
     assistantIdOrGraph: string,
     params: z.infer<typeof sendParamsSchema>,
+    dialect: Dialect,
     streamed = false,
   ): Promise<{ task: TaskRow; stored: Promise<void> }> {
     const streamMode = streamed ? STREAMED_MODES : BLOCKING_MODES;
@@ -295,7 +314,8 @@ export class A2AService {
         metadata: { a2a_task_id: taskId, a2a_context_id: contextId, thread_id: contextId },
       }, {}, undefined, assistant);
       const opening: A2AMessage = { ...(message as A2AMessage), kind: "message", contextId, taskId };
-      task = { task_id: taskId, context_id: contextId, thread_id: threadId, assistant_id: assistant.assistant_id, run_id: run.run_id, message: opening, canceled: false, created_at: new Date() };
+      const now = new Date();
+      task = { task_id: taskId, context_id: contextId, thread_id: threadId, assistant_id: assistant.assistant_id, run_id: run.run_id, message: opening, canceled: false, created_at: now, updated_at: now };
       stored = this.ctx.pool
         .query(
           `INSERT INTO a2a_tasks (task_id, context_id, thread_id, assistant_id, run_id, message) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -306,7 +326,7 @@ export class A2AService {
     const push = params.configuration?.pushNotificationConfig;
     if (push) {
       await stored;
-      await this.savePushConfig(task.task_id, push);
+      await this.savePushConfig(task.task_id, push, dialect);
       // A run that ended before its config was saved was not announced: announce it now
       // (deliveries are at least once; a receiver may see a state twice).
       const ended = await this.ctx.runs.endState(task.run_id);
@@ -324,10 +344,10 @@ export class A2AService {
    * `ListTasks` (v1): the tasks of the deployment, newest first, optionally of one context and in
    * one state; `pageToken` is the offset of the page.
    */
-  async list(q: { contextId?: string; state?: TaskState; pageSize?: number; pageToken?: string; historyLength?: number }) {
-    const pageSize = Math.min(Math.max(q.pageSize ?? 50, 1), 100);
+  async list(q: ListQuery) {
+    const pageSize = q.pageSize ?? 50;
     const offset = q.pageToken ? Number.parseInt(q.pageToken, 10) : 0;
-    if (!Number.isInteger(offset) || offset < 0) throw new A2AError("invalidParams", "pageToken: not a token this server issued");
+    if (!/^\d+$/.test(q.pageToken ?? "0") || !Number.isSafeInteger(offset)) throw new A2AError("invalidParams", "pageToken: not a token this server issued");
     const { rows } = await this.ctx.pool.query<TaskRow>(
       `SELECT * FROM a2a_tasks WHERE ($1::text IS NULL OR context_id = $1) ORDER BY created_at DESC, task_id`,
       [q.contextId ?? null],
@@ -335,7 +355,10 @@ export class A2AService {
     const views = [];
     for (const row of rows) {
       const v = await this.view(row, q.historyLength);
-      if (!q.state || v.status.state === q.state) views.push(v);
+      if (q.state && v.status.state !== q.state) continue;
+      if (q.statusTimestampAfter !== undefined && Date.parse(v.status.timestamp) < q.statusTimestampAfter) continue;
+      if (!q.includeArtifacts) delete (v as { artifacts?: unknown }).artifacts;
+      views.push(v);
     }
     const page = views.slice(offset, offset + pageSize);
     return {
@@ -355,7 +378,7 @@ export class A2AService {
     if (state === "submitted" || state === "working") await this.runs.cancel(task.thread_id, task.run_id, "interrupt", true);
     await this.ctx.pool.query("UPDATE a2a_tasks SET canceled = true, updated_at = now() WHERE task_id = $1", [task.task_id]);
     void this.notify(task.task_id);
-    return this.view({ ...task, canceled: true });
+    return this.view({ ...task, canceled: true, updated_at: new Date() });
   }
 
   // ---- push notifications ----------------------------------------------------------------------
@@ -367,14 +390,14 @@ export class A2AService {
     if (problem) throw new A2AError("invalidParams", `pushNotificationConfig.url not allowed: ${problem}`);
   }
 
-  private async savePushConfig(taskId: string, cfg: z.infer<typeof pushConfigSchema>) {
+  private async savePushConfig(taskId: string, cfg: z.infer<typeof pushConfigSchema>, dialect: Dialect) {
     // checked again on delivery: DNS may change in between
     await this.checkPushUrl(cfg.url);
     const id = cfg.id ?? randomUUID();
     await this.ctx.pool.query(
-      `INSERT INTO a2a_push_configs (task_id, config_id, url, token, authentication) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (task_id, config_id) DO UPDATE SET url = excluded.url, token = excluded.token, authentication = excluded.authentication`,
-      [taskId, id, cfg.url, cfg.token ?? null, cfg.authentication ? JSON.stringify(cfg.authentication) : null],
+      `INSERT INTO a2a_push_configs (task_id, config_id, url, token, authentication, dialect) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (task_id, config_id) DO UPDATE SET url = excluded.url, token = excluded.token, authentication = excluded.authentication, dialect = excluded.dialect`,
+      [taskId, id, cfg.url, cfg.token ?? null, cfg.authentication ? JSON.stringify(cfg.authentication) : null, dialect],
     );
     return { taskId, pushNotificationConfig: { ...cfg, id } };
   }
@@ -393,16 +416,16 @@ export class A2AService {
 
   private async pushConfigs(taskId: string): Promise<PushConfigRow[]> {
     const { rows } = await this.ctx.pool.query<PushConfigRow>(
-      "SELECT config_id, url, token, authentication FROM a2a_push_configs WHERE task_id = $1 ORDER BY created_at, config_id",
+      "SELECT config_id, url, token, authentication, dialect FROM a2a_push_configs WHERE task_id = $1 ORDER BY created_at, config_id",
       [taskId],
     );
     return rows;
   }
 
-  async setPush(rawParams: unknown) {
+  async setPush(rawParams: unknown, dialect: Dialect = "v0.3") {
     const params = parse(pushSetSchema, rawParams);
     const task = await this.findTask(params.taskId);
-    return this.savePushConfig(task.task_id, params.pushNotificationConfig);
+    return this.savePushConfig(task.task_id, params.pushNotificationConfig, dialect);
   }
 
   async getPush(rawParams: unknown) {
@@ -439,7 +462,11 @@ export class A2AService {
       const body = await this.view(task);
       await Promise.all(
         configs.map((c) =>
-          deliverWebhook(c.url, body, this.ctx.logger, { headers: c.token ? { "X-A2A-Notification-Token": c.token } : {}, policy: webhookPolicy(this.ctx.settings) }),
+          deliverWebhook(c.url, c.dialect === "v1" ? { task: taskToV1(body) } : body, this.ctx.logger, {
+            // v1.0 §4.3.3: the payload is a StreamResponse sent as application/a2a+json
+            headers: { ...(c.dialect === "v1" ? { "content-type": "application/a2a+json" } : {}), ...pushHeaders(c) },
+            policy: webhookPolicy(this.ctx.settings),
+          }),
         ),
       );
     } catch (err) {
@@ -455,8 +482,10 @@ export class A2AService {
       thread_status: string;
       values: { messages?: { type?: string; content?: unknown; id?: string }[] } | null;
       interrupts: Record<string, { value?: unknown }[]>;
+      run_changed_at: Date | null;
     }>(
       `SELECT r.status AS run_status, r.error AS run_error, t.status AS thread_status, t."values", t.interrupts,
+         COALESCE(r.ended_at, r.started_at, r.created_at) AS run_changed_at,
          (SELECT run_id FROM runs l WHERE l.thread_id = t.thread_id ORDER BY seq DESC LIMIT 1) AS latest_run
        FROM threads t LEFT JOIN runs r ON r.run_id = $2 WHERE t.thread_id = $1`,
       [task.thread_id, task.run_id],
@@ -472,19 +501,21 @@ export class A2AService {
     const row = await this.runAndThread(task);
     if (!row) throw new A2AError("taskNotFound", `the conversation of task ${task.task_id} was deleted`);
     let state: TaskState;
+    // the status timestamp: when the state last changed (the cancel, or the run's last transition)
+    const timestamp = task.canceled || !row.run_changed_at ? task.updated_at : row.run_changed_at;
     if (task.canceled) state = "canceled";
     else if (!row.run_status) state = "canceled"; // the run was rolled back
     else {
       const waiting = row.thread_status === "interrupted" && row.latest_run === task.run_id;
       state = taskStateOf(row.run_status as never, waiting);
     }
-    return { state, row };
+    return { state, row, timestamp: new Date(timestamp).toISOString() };
   }
 
   private async view(task: TaskRow, historyLength?: number) {
-    const { state, row } = await this.snapshot(task);
+    const { state, row, timestamp } = await this.snapshot(task);
     const interrupts = Object.values(row?.interrupts ?? {}).flat().map((i) => i?.value);
-    return this.render(task, state, row?.values?.messages ?? [], interrupts, row?.run_error?.message, historyLength);
+    return this.render(task, state, row?.values?.messages ?? [], interrupts, row?.run_error?.message, timestamp, historyLength);
   }
 
   /**
@@ -497,7 +528,8 @@ export class A2AService {
     const values = JSON.parse(done.output) as { messages?: { type?: string; content?: unknown; id?: string }[]; __interrupt__?: { value?: unknown }[] };
     const interrupts = (values.__interrupt__ ?? []).map((i) => i?.value);
     const state = taskStateOf(done.status as never, interrupts.length > 0);
-    return this.render(task, state, values.messages ?? [], interrupts, done.error?.message, historyLength);
+    // the run has just ended: now is (within the write) its status timestamp
+    return this.render(task, state, values.messages ?? [], interrupts, done.error?.message, new Date().toISOString(), historyLength);
   }
 
   private render(
@@ -506,6 +538,7 @@ export class A2AService {
     messages: { type?: string; content?: unknown; id?: string }[],
     interruptValues: unknown[],
     errorMessage: string | undefined,
+    timestamp: string,
     historyLength?: number,
   ) {
     // This task's turn: from its user message to the next message another task's user sent.
@@ -529,7 +562,7 @@ export class A2AService {
       state,
       turn,
       statusText,
-      timestamp: new Date().toISOString(),
+      timestamp,
       historyLength,
     });
   }

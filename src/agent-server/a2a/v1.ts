@@ -27,9 +27,13 @@ function partFromV1(part: Json): Json {
   throw new A2AError("invalidParams", "a part needs text, data, url or raw");
 }
 
+/** `Role` by its proto enum name or number; ROLE_UNSPECIFIED, a missing or any other value is refused. */
+const ROLES: Record<string, "user" | "agent"> = { ROLE_USER: "user", "1": "user", ROLE_AGENT: "agent", "2": "agent" };
+
 function messageFromV1(m: Json): Json {
   if (!m || typeof m !== "object") throw new A2AError("invalidParams", "message: required");
-  const role = m.role === "ROLE_AGENT" || m.role === 2 ? "agent" : "user";
+  const role = (typeof m.role === "string" || typeof m.role === "number") && Object.hasOwn(ROLES, String(m.role)) ? ROLES[String(m.role)] : undefined;
+  if (!role) throw new A2AError("invalidParams", `message.role: must be ROLE_USER or ROLE_AGENT, got ${JSON.stringify(m.role ?? null)}`);
   if (!Array.isArray(m.parts)) throw new A2AError("invalidParams", "message.parts: must be an array");
   return {
     kind: "message",
@@ -42,25 +46,69 @@ function messageFromV1(m: Json): Json {
   };
 }
 
+/**
+ * A v1 `TaskPushNotificationConfig` (flat: `{taskId, id, url, token, authentication: {scheme,
+ * credentials}}`) as a v0.3 `PushNotificationConfig` (`authentication: {schemes[], credentials}`).
+ */
+function pushConfigFromV1(c: unknown, field: string): Json {
+  if (!c || typeof c !== "object" || Array.isArray(c)) throw new A2AError("invalidParams", `${field}: must be an object`);
+  const { taskId: _task, tenant: _tenant, authentication, ...config } = c as Json;
+  if (authentication === undefined || authentication === null) return config;
+  if (typeof authentication !== "object" || typeof authentication.scheme !== "string" || authentication.scheme === "") {
+    throw new A2AError("invalidParams", `${field}.authentication.scheme: must be a non-empty string`);
+  }
+  const { scheme, ...rest } = authentication as Json;
+  return { ...config, authentication: { ...rest, schemes: [scheme] } };
+}
+
+/**
+ * Fields whose values are free-form JSON (`google.protobuf.Struct` / `Value`): their keys are the
+ * client's own and are never renamed.
+ */
+const FREE_FORM_FIELDS = new Set(["metadata", "data", "params", "header"]);
+
+const lowerCamel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * v1 request params with every field under its lowerCamel JSON name. The protobuf JSON mapping
+ * obliges a parser to accept the proto field name (`task_id`) as well as its JSON name (`taskId`)
+ * for every field of every message; the JSON name is the proto name in lowerCamel, so one renaming
+ * of keys (outside free-form `Struct` fields) covers every method. Both spellings of one field → -32602.
+ */
+export function normalizeV1Params(value: unknown, path = "params"): any {
+  if (Array.isArray(value)) return value.map((v, i) => normalizeV1Params(v, `${path}[${i}]`));
+  if (!value || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = lowerCamel(key);
+    if (Object.hasOwn(out, name)) throw new A2AError("invalidParams", `${path}.${name}: given twice (as ${name} and as its proto name)`);
+    out[name] = FREE_FORM_FIELDS.has(name) ? v : normalizeV1Params(v, `${path}.${name}`);
+  }
+  return out;
+}
+
 /** v1 params of an operation → the v0.3 params the service reads. */
 export function paramsFromV1(operation: Operation, params: Json): Json {
   // push configs: v1 is flat ({taskId, id, url, token}); v0.3 nests the config under the task id
-  if (operation === "push-set") {
-    const { taskId, tenant: _t, ...config } = params;
-    return { taskId, pushNotificationConfig: config };
-  }
+  if (operation === "push-set") return { taskId: params.taskId, pushNotificationConfig: pushConfigFromV1(params, "params") };
   if (operation === "push-get" || operation === "push-delete") {
     return { id: params.taskId, ...(params.id ? { pushNotificationConfigId: params.id } : {}) };
   }
   if (operation === "push-list") return { id: params.taskId };
   if (operation === "send" || operation === "stream") {
     const c = params.configuration ?? {};
+    if (typeof c !== "object" || Array.isArray(c)) throw new A2AError("invalidParams", "configuration: must be an object");
     return {
       message: messageFromV1(params.message),
       configuration: {
         // v1 replaced `blocking` with `returnImmediately` (default false = wait)
         ...(c.returnImmediately !== undefined ? { blocking: !c.returnImmediately } : {}),
         ...(c.historyLength !== undefined ? { historyLength: c.historyLength } : {}),
+        ...(c.acceptedOutputModes !== undefined ? { acceptedOutputModes: c.acceptedOutputModes } : {}),
+        // the config is for the task this message creates (or continues): its taskId is not read
+        ...(c.taskPushNotificationConfig != null
+          ? { pushNotificationConfig: pushConfigFromV1(c.taskPushNotificationConfig, "configuration.taskPushNotificationConfig") }
+          : {}),
       },
       ...(params.metadata ? { metadata: params.metadata } : {}),
     };
@@ -114,7 +162,13 @@ export function streamEventToV1(event: Json): Json {
 }
 
 function pushConfigToV1(c: Json): Json {
-  return { taskId: c.taskId, ...c.pushNotificationConfig };
+  const { authentication, ...config } = c.pushNotificationConfig as Json;
+  const auth = authentication as { schemes?: string[]; credentials?: string } | undefined;
+  return {
+    taskId: c.taskId,
+    ...config,
+    ...(auth ? { authentication: { scheme: auth.schemes?.[0] ?? "", ...(auth.credentials ? { credentials: auth.credentials } : {}) } } : {}),
+  };
 }
 
 const STATE_V03: Record<string, string> = Object.fromEntries(Object.entries(STATE_V1).map(([k, v]) => [v, k]));
@@ -122,7 +176,7 @@ const STATE_V03: Record<string, string> = Object.fromEntries(Object.entries(STAT
 /** A v1 `TASK_STATE_*` name (or its proto number) as a v0.3 state; undefined when absent. */
 export function stateFromV1(state: unknown): string | undefined {
   if (state === undefined || state === null || state === "" || state === 0 || state === "TASK_STATE_UNSPECIFIED") return undefined;
-  if (typeof state === "string") return STATE_V03[state];
+  if (typeof state === "string") return Object.hasOwn(STATE_V03, state) ? STATE_V03[state] : undefined;
   const byNumber = ["", "submitted", "working", "completed", "failed", "canceled", "input-required", "rejected", "auth-required"];
   return typeof state === "number" ? byNumber[state] || undefined : undefined;
 }
@@ -142,8 +196,22 @@ export function resultToV1(operation: Operation, result: unknown): unknown {
   return result;
 }
 
-/** `ListTasks` params as the service's query (fields of the wrong type are ignored). */
-export function listQueryFromV1(params: Json): { contextId?: string; state?: any; pageSize?: number; pageToken?: string; historyLength?: number } {
+export interface ListQuery {
+  contextId?: string;
+  state?: any;
+  pageSize?: number;
+  pageToken?: string;
+  historyLength?: number;
+  /** Only tasks whose status timestamp is at or after this instant (ms since the epoch). */
+  statusTimestampAfter?: number;
+  includeArtifacts: boolean;
+}
+
+/** RFC 3339 as protobuf JSON writes a `google.protobuf.Timestamp` ("Z" or an offset, optional fraction). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** `ListTasks` params (normalised) as the service's query; every invalid value is -32602. */
+export function listQueryFromV1(params: Json): ListQuery {
   const invalid = (field: string, why: string) => new A2AError("invalidParams", `${field}: ${why}`);
   const str = (field: string) => {
     const v = params[field];
@@ -151,7 +219,7 @@ export function listQueryFromV1(params: Json): { contextId?: string; state?: any
     if (typeof v !== "string") throw invalid(field, "must be a string");
     return v;
   };
-  /** Integers in [min, max]; absent (or proto3's 0 default for pageSize) means the server default. */
+  /** Integers in [min, max]; absent means the server default (the fields are proto3 `optional`, so 0 is a value). */
   const int = (field: string, min: number, max: number) => {
     const v = params[field];
     if (v === undefined || v === null) return undefined;
@@ -163,8 +231,24 @@ export function listQueryFromV1(params: Json): { contextId?: string; state?: any
   if (state === undefined && !(status === undefined || status === null || status === "" || status === 0 || status === "TASK_STATE_UNSPECIFIED")) {
     throw invalid("status", `unknown task state ${JSON.stringify(status)}`);
   }
-  const pageSize = params.pageSize === 0 ? undefined : int("pageSize", 1, MAX_LIST_PAGE_SIZE);
-  return { contextId: str("contextId"), state, pageSize, pageToken: str("pageToken"), historyLength: int("historyLength", 0, Number.MAX_SAFE_INTEGER) };
+  let after: number | undefined;
+  const ts = params.statusTimestampAfter;
+  if (ts !== undefined && ts !== null) {
+    after = typeof ts === "string" && RFC3339.test(ts) ? Date.parse(ts) : Number.NaN;
+    if (Number.isNaN(after)) throw invalid("statusTimestampAfter", 'must be an RFC 3339 timestamp such as "2025-10-27T10:00:00Z"');
+  }
+  const include = params.includeArtifacts;
+  if (include !== undefined && include !== null && typeof include !== "boolean") throw invalid("includeArtifacts", "must be a boolean");
+  return {
+    contextId: str("contextId"),
+    state,
+    pageSize: int("pageSize", 1, MAX_LIST_PAGE_SIZE),
+    pageToken: str("pageToken"),
+    historyLength: int("historyLength", 0, Number.MAX_SAFE_INTEGER),
+    statusTimestampAfter: after,
+    // v1.0: "Defaults to false to reduce payload size"
+    includeArtifacts: include === true,
+  };
 }
 
 /** The largest ListTasks page (v1.0: "pageSize … must be between 1 and 100"). */

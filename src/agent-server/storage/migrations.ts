@@ -156,4 +156,9 @@ CREATE TABLE a2a_push_configs (
 );
 `,
   },
+  {
+    name: "A2A push configs remember their dialect",
+    // a config made through a v1.0 method is notified with a v1.0 StreamResponse ({task}), a v0.3 one with the Task
+    sql: `ALTER TABLE a2a_push_configs ADD COLUMN dialect text NOT NULL DEFAULT 'v0.3';`,
+  },
 ];
