@@ -82,7 +82,8 @@ export function normalizeV1Params(value: unknown, path = "params"): any {
   for (const [key, v] of Object.entries(value)) {
     const name = lowerCamel(key);
     if (Object.hasOwn(out, name)) throw new A2AError("invalidParams", `${path}.${name}: given twice (as ${name} and as its proto name)`);
-    out[name] = FREE_FORM_FIELDS.has(name) ? v : normalizeV1Params(v, `${path}.${name}`);
+    // defined, not assigned: a client's "__proto__"-like key stays a plain field
+    Object.defineProperty(out, name, { value: FREE_FORM_FIELDS.has(name) ? v : normalizeV1Params(v, `${path}.${name}`), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
