@@ -6,7 +6,9 @@
  * Implemented so far, in the v0.3 dialect: message/send (blocking and not), message/stream,
  * tasks/get, tasks/cancel, tasks/resubscribe and the push notification configs (tasks are POSTed
  * to their configs when their run ends); the v1.0 method names for send, stream, get, cancel and
- * subscribe, the push-config methods and ListTasks, answered in v1 shapes.
+ * subscribe, the push-config methods and ListTasks, answered in v1 shapes. Cards come in the
+ * shape `A2A-Version` asks for and describe the server's authentication; the extended card is
+ * answered to authenticated callers only.
  */
 import express, { type Request, type Response } from "express";
 import type { AgentServerContext } from "../context.js";
