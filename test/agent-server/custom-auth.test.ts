@@ -202,7 +202,7 @@ describeBackends("custom auth", (backend) => {
     });
 
     it("a stateless run is its creator's: bob cannot join its stream", async () => {
-      const run = await alice().runs.create(null, "whoami", { input: { text: "s" }, onCompletion: "keep" });
+      const run = await alice().runs.create(null, "whoami", { input: { text: "s" }, onCompletion: "keep" as never });
       expect((await raw(`/runs/${run.run_id}/stream`, "token-bob")).status).toBe(404);
       const own = await raw(`/runs/${run.run_id}/stream`, "token-alice");
       expect(own.status).toBe(200);
