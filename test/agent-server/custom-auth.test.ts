@@ -250,6 +250,33 @@ describeBackends("custom auth", (backend) => {
     });
   });
 
+  describe("A2A", () => {
+    const rpc = async (token: string, method: string, params: unknown) =>
+      (await (await raw("/a2a/chat", token, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })).json()) as {
+        result?: any;
+        error?: { code: number };
+      };
+    const msg = (text: string, extra: Record<string, unknown> = {}) => ({ message: { messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }], ...extra } });
+
+    it("tasks and contexts are their creator's: bob cannot read, list, cancel or continue alice's", async () => {
+      const sent = await rpc("token-alice", "message/send", msg("hi"));
+      const task = sent.result;
+      expect(task.status.state).toBe("completed");
+      expect(JSON.stringify(task)).toContain("hello alice");
+
+      expect((await rpc("token-bob", "tasks/get", { id: task.id })).error?.code).toBe(-32001);
+      expect((await rpc("token-bob", "tasks/cancel", { id: task.id })).error?.code).toBe(-32001);
+      expect((await rpc("token-bob", "message/send", msg("sneak", { contextId: task.contextId }))).error?.code).toBe(-32602);
+      const bobList = (await rpc("token-bob", "ListTasks", {})).result;
+      expect(bobList.tasks.map((t: { id: string }) => t.id)).not.toContain(task.id);
+      expect((await rpc("token-alice", "ListTasks", { contextId: task.contextId })).result.totalSize).toBe(1);
+
+      // alice's conversation holds only her turn
+      expect((await alice().runs.list(task.contextId)).length).toBe(1);
+      expect((await rpc("token-alice", "tasks/get", { id: task.id })).result.id).toBe(task.id);
+    });
+  });
+
   describe("store", () => {
     it("each user's namespaces are their own: reads, writes, deletes, search and listing", async () => {
       await alice().store.putItem(["prefs"], "theme", { color: "dark" });

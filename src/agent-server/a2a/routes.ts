@@ -15,9 +15,10 @@ import { BERTH_VERSION } from "../version.js";
 import { buildAgentCard, publicBaseUrl } from "./card.js";
 import { A2AError, errorResponse, parseRequest, resultResponse, type Operation } from "./jsonrpc.js";
 import { A2AService, inputModesOf } from "./service.js";
+import { authzOf } from "../auth/access.js";
 import { listQueryFromV1, paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
 
-export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
+export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, baseService = new A2AService(ctx, runs)): void {
 
   const card = async (req: Request, assistantIdOrGraph: string) => {
     const assistant = await ctx.assistants.get(assistantIdOrGraph);
@@ -65,6 +66,8 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     });
 
   app.post("/a2a/:assistant_id", readText, async (req, res) => {
+    // tasks live on threads: custom auth decides whose they are (see A2AService.forRequest)
+    const service = baseService.forRequest(authzOf(ctx, res));
     let body: unknown;
     let parseFailed = false;
     try {
