@@ -3,7 +3,11 @@
  * `Auth` and `HTTPException` of @langchain/langgraph-sdk/auth: which handler answers an event,
  * what its answer means, how users and filters are read.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
+import { AuthLoadError, loadAuthHandlers } from "../../src/agent-server/auth/custom.js";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/shared/errors.js";
 import { matchesAuthFilters } from "../../src/agent-server/auth/filters.js";
@@ -74,5 +78,26 @@ describe("custom auth rules", () => {
     expect([mapped.status, mapped.detail]).toEqual([401, "Unauthorized"]);
     const plain = new Error("boom");
     expect(toApiError(plain, "x")).toBe(plain);
+  });
+
+  it("refuses to start on an auth.path that checks nobody or is not an Auth object", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "berth-auth-"));
+    try {
+      await writeFile(
+        path.join(dir, "auth.mjs"),
+        [
+          'export const onlyOn = { "~handlerCache": { callbacks: { "*": () => true } } };',
+          'export const notAuth = 42;',
+          'export const ok = { "~handlerCache": { authenticate: () => "x" } };',
+        ].join("\n"),
+      );
+      await expect(loadAuthHandlers("./auth.mjs:onlyOn", dir)).rejects.toThrow(/no authenticate handler/);
+      await expect(loadAuthHandlers("./auth.mjs:notAuth", dir)).rejects.toThrow(AuthLoadError);
+      await expect(loadAuthHandlers("./auth.mjs:missing", dir)).rejects.toThrow(/no export "missing"/);
+      await expect(loadAuthHandlers("./nope.mjs:auth", dir)).rejects.toThrow(/failed to import/);
+      expect(typeof (await loadAuthHandlers("./auth.mjs:ok", dir)).authenticate).toBe("function");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
