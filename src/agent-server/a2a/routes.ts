@@ -19,9 +19,10 @@ import { authOf } from "../auth/index.js";
 import { agentCardFor, cardDialectOf, publicBaseUrl, type CardDialect } from "./card.js";
 import { A2AError, errorResponse, parseRequest, resultResponse, type Dialect, type Operation } from "./jsonrpc.js";
 import { A2AService, inputModesOf } from "./service.js";
+import { authzOf } from "../auth/access.js";
 import { listQueryFromV1, normalizeV1Params, paramsFromV1, resultToV1, streamEventToV1 } from "./v1.js";
 
-export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, service = new A2AService(ctx, runs)): void {
+export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: RunService, baseService = new A2AService(ctx, runs)): void {
 
   const card = async (req: Request, assistantIdOrGraph: string, dialect: CardDialect) => {
     const assistant = await ctx.assistants.get(assistantIdOrGraph);
@@ -91,6 +92,8 @@ export function mountA2A(app: express.Express, ctx: AgentServerContext, runs: Ru
     });
 
   app.post("/a2a/:assistant_id", readText, async (req, res) => {
+    // tasks live on threads: custom auth decides whose they are (see A2AService.forRequest)
+    const service = baseService.forRequest(authzOf(ctx, res));
     let body: unknown;
     let parseFailed = false;
     try {

@@ -16,6 +16,10 @@ import { deliverWebhook, webhookPolicy } from "../runs/webhooks.js";
 import { outboundUrlProblem } from "../../shared/outbound.js";
 import { A2AError, type Dialect } from "./jsonrpc.js";
 import { taskToV1, type ListQuery } from "./v1.js";
+import { ApiError } from "../../shared/errors.js";
+import { authorizeThread, OPEN_AUTHZ, type Authz } from "../auth/access.js";
+import { SqlBuilder } from "../storage/sql.js";
+import type { Assistant } from "../storage/assistants.js";
 import type { DoneMessage } from "../runs/channels.js";
 import { isTerminal } from "../runs/rules.js";
 import { TERMINAL_TASK_STATES, buildTask, contentText, taskStateOf, type A2AMessage, type TaskState } from "./tasks.js";
@@ -169,16 +173,50 @@ interface TaskRow {
 }
 
 export class A2AService {
+  /** The caller's authorisation (custom auth): tasks live on threads, and threads are the user's. */
+  private authz: Authz = OPEN_AUTHZ;
+
   constructor(
     private readonly ctx: AgentServerContext,
     private readonly runs: RunService,
   ) {}
 
-  private async findTask(taskId: string): Promise<TaskRow> {
+  /** This service acting for one request's user: another user's tasks and contexts do not exist. */
+  forRequest(authz: Authz): A2AService {
+    if (!authz.active) return this;
+    const scoped = Object.create(this) as A2AService;
+    scoped.authz = authz;
+    return scoped;
+  }
+
+  /** Custom auth's answer for the task's thread, as A2A errors (another user's task is "not found"). */
+  private async authorizeTask(task: TaskRow, action: string): Promise<void> {
+    try {
+      await authorizeThread(this.ctx, this.authz, task.thread_id, action);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) throw new A2AError("taskNotFound", `no task ${task.task_id}`);
+      throw err;
+    }
+  }
+
+  private async findTask(taskId: string, action = "read"): Promise<TaskRow> {
     if (!isUuid(taskId)) throw new A2AError("taskNotFound", `no task ${taskId}`);
     const { rows } = await this.ctx.pool.query<TaskRow>("SELECT * FROM a2a_tasks WHERE task_id = $1", [taskId]);
     if (!rows[0]) throw new A2AError("taskNotFound", `no task ${taskId}`);
+    await this.authorizeTask(rows[0], action);
     return rows[0];
+  }
+
+  /** Create a run for the caller; custom auth refusing the context is an A2A error, not a 500. */
+  private async createRun(threadId: string, body: Parameters<RunService["create"]>[1], assistant: Assistant) {
+    try {
+      return await this.runs.create(threadId, body, {}, undefined, assistant, this.authz);
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
+        throw new A2AError("invalidParams", `Failed to create run: ${err.status === 404 ? "context not found" : "forbidden"}`);
+      }
+      throw err;
+    }
   }
 
   /** `message/send`: start a task (or resume one waiting for input) and, unless non-blocking, wait for it. */
@@ -290,21 +328,21 @@ export class A2AService {
         throw new A2AError("unsupportedOperation", `task ${task.task_id} is ${state}; wait for it, or send a new message without taskId`);
       }
       // The reply resumes the graph where it stopped at interrupt().
-      const run = await this.runs.create(task.thread_id, {
+      const run = await this.createRun(task.thread_id, {
         assistant_id: assistant.assistant_id,
         // a resume value is what interrupt() returns: the reply's text (or its blocks)
         command: { resume: content },
         multitask_strategy: "enqueue",
         stream_mode: streamMode,
         metadata: { a2a_task_id: task.task_id, a2a_context_id: task.context_id, thread_id: task.context_id },
-      }, {}, undefined, assistant);
+      }, assistant);
       await this.ctx.pool.query("UPDATE a2a_tasks SET run_id = $2, updated_at = now() WHERE task_id = $1", [task.task_id, run.run_id]);
       task = { ...task, run_id: run.run_id };
     } else {
       const contextId = message.contextId ?? randomUUID();
       const threadId = threadIdForContext(contextId);
       const taskId = randomUUID();
-      const run = await this.runs.create(threadId, {
+      const run = await this.createRun(threadId, {
         assistant_id: assistant.assistant_id,
         input: { messages: [{ role: "user", content, id: message.messageId }] },
         multitask_strategy: "enqueue",
@@ -312,7 +350,7 @@ export class A2AService {
         if_not_exists: "create",
         // the A2A context groups the conversation's runs in tracing, as the thread does
         metadata: { a2a_task_id: taskId, a2a_context_id: contextId, thread_id: contextId },
-      }, {}, undefined, assistant);
+      }, assistant);
       const opening: A2AMessage = { ...(message as A2AMessage), kind: "message", contextId, taskId };
       const now = new Date();
       task = { task_id: taskId, context_id: contextId, thread_id: threadId, assistant_id: assistant.assistant_id, run_id: run.run_id, message: opening, canceled: false, created_at: now, updated_at: now };
@@ -348,9 +386,13 @@ export class A2AService {
     const pageSize = q.pageSize ?? 50;
     const offset = q.pageToken ? Number.parseInt(q.pageToken, 10) : 0;
     if (!/^\d+$/.test(q.pageToken ?? "0") || !Number.isSafeInteger(offset)) throw new A2AError("invalidParams", "pageToken: not a token this server issued");
+    // only tasks on threads the caller may see (custom auth's threads:search filters)
+    const b = new SqlBuilder();
+    b.and(`(${b.p(q.contextId ?? null)}::text IS NULL OR k.context_id = ${b.p(q.contextId ?? null)})`);
+    if (this.authz.active) b.andAuth(await this.authz.check("threads", "search", { metadata: {} }), "t.metadata");
     const { rows } = await this.ctx.pool.query<TaskRow>(
-      `SELECT * FROM a2a_tasks WHERE ($1::text IS NULL OR context_id = $1) ORDER BY created_at DESC, task_id`,
-      [q.contextId ?? null],
+      `SELECT k.* FROM a2a_tasks k JOIN threads t ON t.thread_id = k.thread_id ${b.whereSql()} ORDER BY k.created_at DESC, k.task_id`,
+      b.params,
     );
     const views = [];
     for (const row of rows) {
@@ -373,6 +415,7 @@ export class A2AService {
   async cancel(rawParams: unknown) {
     const params = parse(taskIdSchema, rawParams);
     const task = await this.findTask(params.id);
+    await this.authorizeTask(task, "update");
     const state = await this.stateOf(task);
     if (TERMINAL_TASK_STATES.includes(state)) throw new A2AError("taskNotCancelable", `task ${task.task_id} is already ${state}`);
     if (state === "submitted" || state === "working") await this.runs.cancel(task.thread_id, task.run_id, "interrupt", true);

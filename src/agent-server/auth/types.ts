@@ -29,6 +29,11 @@ export interface RequestAuthenticator {
   describe(): Record<string, unknown>;
   /** The request's user; throws an `ApiError` (401/403…) when the request may not proceed. */
   authenticate(req: Request): Promise<AuthUser | undefined>;
+  /**
+   * Authorise `resource:action` for the user (custom auth's `on` handlers): may mutate `value`,
+   * throws 403 (or the handler's HTTPException), returns metadata filters to apply. Absent: allowed.
+   */
+  authorize?(user: AuthUser, resource: "threads" | "assistants" | "crons" | "store", action: string, value: unknown): Promise<Record<string, unknown> | undefined>;
   close?(): Promise<void>;
 }
 

@@ -44,7 +44,7 @@ export class GraphLoadError extends Error {
 }
 
 let tsxRegistered: Promise<void> | undefined;
-async function ensureTypeScriptLoader(): Promise<void> {
+export async function ensureTypeScriptLoader(): Promise<void> {
   // Register tsx once, globally, so .ts graphs and everything they import share our module
   // instances (one @langchain/core, one @langchain/langgraph).
   tsxRegistered ??= import("tsx/esm/api").then((m) => {

@@ -13,6 +13,10 @@ import { isTerminal, withInterrupts } from "./rules.js";
 import { toWireJson } from "../serde.js";
 import type { Run, RunKwargs } from "../storage/runs.js";
 import type { Assistant } from "../storage/assistants.js";
+import { randomUUID } from "node:crypto";
+import { authConfigurable, OPEN_AUTHZ, type Authz } from "../auth/access.js";
+import { matchesAuthFilters } from "../auth/filters.js";
+import type { AuthUser } from "../auth/types.js";
 
 /** Request headers copied into `config.configurable`, as the LangGraph servers do. */
 const EXCLUDED_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key", "x-auth-scheme"]);
@@ -25,6 +29,18 @@ export function headersToConfigurable(headers: IncomingHttpHeaders): Record<stri
     }
   }
   return out;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The user a run acts for, where graphs read it (`config.configurable.langgraph_auth_user`…).
+ * Whatever the request, the assistant or the client put under those keys is replaced or removed:
+ * only the server says who the user is.
+ */
+export function withoutAuthKeys(configurable: Record<string, unknown>, user: AuthUser | undefined): Record<string, unknown> {
+  const { langgraph_auth_user: _u, langgraph_auth_user_id: _i, langgraph_auth_permissions: _p, ...rest } = configurable;
+  return { ...rest, ...authConfigurable(user) };
 }
 
 export interface RunResult {
@@ -44,6 +60,8 @@ export class RunService {
     client?: pg.PoolClient,
     /** The assistant, when the caller has already looked it up. */
     resolved?: Assistant,
+    /** The caller's authorisation (custom auth): `threads:create_run` and the user graphs see. */
+    authz: Authz = OPEN_AUTHZ,
   ): Promise<Run> {
     const { ctx } = this;
     // Inside a caller's transaction every query must use its client: PGlite runs one transaction at a time.
@@ -60,11 +78,11 @@ export class RunService {
         ...aConfig,
         ...body.config,
         tags: [...(aConfig.tags ?? []), ...(body.config?.tags ?? [])],
-        configurable: {
+        configurable: withoutAuthKeys({
           ...(aConfig.configurable ?? {}),
           ...headersToConfigurable(headers),
           ...(body.config?.configurable ?? {}),
-        },
+        }, authz.user),
       },
       context: { ...assistant.context, ...(body.context ?? {}) },
       stream_mode: [...new Set(streamMode as StreamMode[])],
@@ -81,23 +99,66 @@ export class RunService {
       on_completion: body.on_completion,
     };
     const strategy: MultitaskStrategy = body.multitask_strategy ?? ctx.settings.defaultMultitaskStrategy;
+    const ifNotExists = body.if_not_exists ?? "reject";
+    const auth = await this.authorizeCreate(authz, threadId, assistant.assistant_id, strategy, ifNotExists, body, kwargs, client);
     const created = await ctx.runs.create(
       {
         threadId,
         assistantId: assistant.assistant_id,
         graphId: assistant.graph_id,
         kwargs,
-        metadata: body.metadata ?? {},
+        metadata: auth.metadata,
         strategy,
-        ifNotExists: body.if_not_exists ?? "reject",
+        ifNotExists,
         afterSeconds: body.after_seconds,
         maxAttempts: ctx.settings.maxAttempts,
         webhook: body.webhook,
+        runId: auth.runId,
+        newThreadMetadata: auth.newThreadMetadata,
       },
       client,
     );
     if (!client) await this.afterCommit(created.cancelled);
     return created.run;
+  }
+
+  /**
+   * `threads:create_run`, as the platform runs it: the handler sees the run (and may stamp its
+   * metadata); an existing thread whose metadata fails its filters is "not found"; a thread the
+   * run creates (stateless, if_not_exists=create) carries the stamped metadata, so its owner can
+   * read the run back.
+   */
+  private async authorizeCreate(
+    authz: Authz,
+    threadId: string | null,
+    assistantId: string,
+    strategy: MultitaskStrategy,
+    ifNotExists: "reject" | "create",
+    body: RunCreate,
+    kwargs: RunKwargs,
+    client?: pg.PoolClient,
+  ): Promise<{ metadata: Record<string, unknown>; runId?: string; newThreadMetadata?: Record<string, unknown> }> {
+    if (!authz.active) return { metadata: body.metadata ?? {} };
+    const runId = randomUUID();
+    const value: Record<string, unknown> = {
+      thread_id: threadId ?? undefined,
+      assistant_id: assistantId,
+      run_id: runId,
+      status: "pending",
+      metadata: { ...(body.metadata ?? {}) },
+      prevent_insert_if_inflight: strategy === "reject",
+      multitask_strategy: strategy,
+      if_not_exists: ifNotExists,
+      after_seconds: body.after_seconds ?? 0,
+      kwargs,
+    };
+    const filters = await authz.check("threads", "create_run", value);
+    const metadata = isRecord(value.metadata) ? value.metadata : {};
+    if (filters && threadId) {
+      const thread = await this.ctx.threads.find(threadId, client);
+      if (thread && !matchesAuthFilters(thread.metadata, filters)) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    }
+    return { metadata, runId, newThreadMetadata: metadata };
   }
 
   /** Signals to send once a run creation is committed: displaced runs, and a worker wake-up. */

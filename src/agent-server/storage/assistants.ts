@@ -5,6 +5,7 @@ import { withTransaction, type Queryable } from "../../shared/db/index.js";
 import { ConflictError, NotFoundError, ValidationError, isUniqueViolation } from "../../shared/errors.js";
 import { isUuid } from "../../shared/http.js";
 import { systemAssistantId } from "../graphs/registry.js";
+import type { AuthFilters } from "../auth/filters.js";
 import { SqlBuilder, orderBy } from "./sql.js";
 
 export interface Assistant {
@@ -154,8 +155,9 @@ export class AssistantStore {
     return id;
   }
 
-  private filters(q: { metadata?: Record<string, unknown>; graph_id?: string; name?: string }): SqlBuilder {
+  private filters(q: { metadata?: Record<string, unknown>; graph_id?: string; name?: string; authFilters?: AuthFilters }): SqlBuilder {
     const b = new SqlBuilder();
+    b.andAuth(q.authFilters);
     if (q.metadata && Object.keys(q.metadata).length) b.and(`metadata @> ${b.p(q.metadata)}`);
     if (q.graph_id) b.and(`graph_id = ${b.p(q.graph_id)}`);
     if (q.name) b.and(`name ILIKE ${b.p(`%${q.name.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)}`);
@@ -170,6 +172,7 @@ export class AssistantStore {
     offset: number;
     sort_by?: string;
     sort_order?: "asc" | "desc";
+    authFilters?: AuthFilters;
   }): Promise<{ items: Assistant[]; total: number }> {
     const b = this.filters(q);
     const order = orderBy(q.sort_by, ["assistant_id", "graph_id", "name", "created_at", "updated_at"], "created_at", q.sort_order);
@@ -182,7 +185,7 @@ export class AssistantStore {
     return { items: rows.map(({ total: _t, ...a }) => a), total: Number(total) };
   }
 
-  async count(q: { metadata?: Record<string, unknown>; graph_id?: string; name?: string }): Promise<number> {
+  async count(q: { metadata?: Record<string, unknown>; graph_id?: string; name?: string; authFilters?: AuthFilters }): Promise<number> {
     const b = this.filters(q);
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*) AS n FROM assistants ${b.whereSql()}`, b.params);
     return Number(rows[0]!.n);

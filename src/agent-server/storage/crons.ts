@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { Cron } from "croner";
 import { NotFoundError, ValidationError } from "../../shared/errors.js";
+import type { AuthFilters } from "../auth/filters.js";
 import { SqlBuilder, orderBy } from "./sql.js";
 
 export interface CronRecord {
@@ -128,8 +129,9 @@ export class CronStore {
     if (!rowCount) throw new NotFoundError(`Cron ${cronId} not found`);
   }
 
-  private filters(q: { assistant_id?: string; thread_id?: string; enabled?: boolean; metadata?: Record<string, unknown> }) {
+  private filters(q: { assistant_id?: string; thread_id?: string; enabled?: boolean; metadata?: Record<string, unknown>; authFilters?: AuthFilters }) {
     const b = new SqlBuilder();
+    b.andAuth(q.authFilters);
     if (q.assistant_id) b.and(`assistant_id = ${b.p(q.assistant_id)}`);
     if (q.thread_id) b.and(`thread_id = ${b.p(q.thread_id)}`);
     if (q.enabled !== undefined) b.and(`enabled = ${b.p(q.enabled)}`);
@@ -146,6 +148,7 @@ export class CronStore {
     offset: number;
     sort_by?: string;
     sort_order?: "asc" | "desc";
+    authFilters?: AuthFilters;
   }): Promise<{ items: CronRecord[]; total: number }> {
     const b = this.filters(q);
     const order = orderBy(
@@ -161,7 +164,7 @@ export class CronStore {
     return { items: rows.map(({ total: _t, ...c }) => c), total: Number(rows[0]?.total ?? 0) };
   }
 
-  async count(q: { assistant_id?: string; thread_id?: string; metadata?: Record<string, unknown> }): Promise<number> {
+  async count(q: { assistant_id?: string; thread_id?: string; metadata?: Record<string, unknown>; authFilters?: AuthFilters }): Promise<number> {
     const b = this.filters(q);
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*) AS n FROM crons ${b.whereSql()}`, b.params);
     return Number(rows[0]!.n);

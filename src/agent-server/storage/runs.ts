@@ -83,6 +83,10 @@ export interface NewRun {
   afterSeconds?: number;
   maxAttempts: number;
   webhook?: string;
+  /** The run's id, when the caller needed it before creating the run (custom auth shows it to handlers). */
+  runId?: string;
+  /** Metadata for a thread this run creates (stateless, if_not_exists=create): custom auth's owner stamp. */
+  newThreadMetadata?: Record<string, unknown>;
 }
 
 export interface CreatedRun {
@@ -133,7 +137,7 @@ export class RunStore {
         threadId = randomUUID();
         await c.query("INSERT INTO threads (thread_id, temporary, metadata) VALUES ($1, true, $2)", [
           threadId,
-          { graph_id: spec.graphId, assistant_id: spec.assistantId },
+          { graph_id: spec.graphId, assistant_id: spec.assistantId, ...spec.newThreadMetadata },
         ]);
       } else {
         // Lock the thread and read its in-flight runs in one round trip.
@@ -153,7 +157,7 @@ export class RunStore {
           if (spec.ifNotExists !== "create") throw new NotFoundError(`Thread with ID ${threadId} not found`);
           await c.query("INSERT INTO threads (thread_id, metadata) VALUES ($1, $2)", [
             threadId,
-            { graph_id: spec.graphId, assistant_id: spec.assistantId },
+            { graph_id: spec.graphId, assistant_id: spec.assistantId, ...spec.newThreadMetadata },
           ]);
         }
       }
@@ -174,7 +178,7 @@ export class RunStore {
       for (const r of plan.cancelRunning) {
         await c.query("UPDATE runs SET cancel_action = $2, updated_at = now() WHERE run_id = $1", [r.run_id, r.action]);
       }
-      const runId = randomUUID();
+      const runId = spec.runId ?? randomUUID();
       const kwargs = withRunIdentity(spec, runId, threadId);
       // Insert the run and mark the thread busy in one statement. The thread remembers its graph
       // (state reads need it) and stays busy until its queue drains.
@@ -209,7 +213,7 @@ export class RunStore {
    * thread row still orders concurrent creates on a thread, and `seq` is the order received.
    */
   private async createEnqueued(spec: NewRun, threadId: string): Promise<Run | undefined> {
-    const runId = randomUUID();
+    const runId = spec.runId ?? randomUUID();
     const { rows } = await this.pool.query<Run>(this.insertStatement(spec, runId, threadId, withRunIdentity(spec, runId, threadId)));
     return rows[0];
   }

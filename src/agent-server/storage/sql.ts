@@ -1,4 +1,5 @@
 /** Small helpers for building the few dynamic SQL statements (filters, ordering, paging). */
+import { authFilterSql, type AuthFilters } from "../auth/filters.js";
 
 export class SqlBuilder {
   readonly params: unknown[] = [];
@@ -12,6 +13,12 @@ export class SqlBuilder {
 
   and(clause: string): this {
     this.where.push(clause);
+    return this;
+  }
+
+  /** The filters a custom auth handler returned, on a jsonb metadata column (none: no condition). */
+  andAuth(filters: AuthFilters | undefined, column = "metadata"): this {
+    for (const clause of authFilterSql(filters, column, (v) => this.p(v))) this.and(clause);
     return this;
   }
 

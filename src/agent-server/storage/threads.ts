@@ -4,6 +4,7 @@ import type pg from "pg";
 import { withTransaction, type Queryable } from "../../shared/db/index.js";
 import { ConflictError, NotFoundError, isUniqueViolation } from "../../shared/errors.js";
 import type { ThreadStatus } from "../api/schemas.js";
+import type { AuthFilters } from "../auth/filters.js";
 import { SqlBuilder, orderBy } from "./sql.js";
 
 export interface Thread {
@@ -95,9 +96,10 @@ export class ThreadStore {
     });
   }
 
-  private filters(q: { metadata?: Record<string, unknown>; values?: Record<string, unknown>; status?: string; ids?: string[] }) {
+  private filters(q: { metadata?: Record<string, unknown>; values?: Record<string, unknown>; status?: string; ids?: string[]; authFilters?: AuthFilters }) {
     const b = new SqlBuilder();
     b.and("NOT temporary");
+    b.andAuth(q.authFilters);
     if (q.metadata && Object.keys(q.metadata).length) b.and(`metadata @> ${b.p(q.metadata)}`);
     if (q.values && Object.keys(q.values).length) b.and(`"values" @> ${b.p(q.values)}`);
     if (q.status) b.and(`status = ${b.p(q.status)}`);
@@ -114,6 +116,7 @@ export class ThreadStore {
     offset: number;
     sort_by?: string;
     sort_order?: "asc" | "desc";
+    authFilters?: AuthFilters;
   }): Promise<{ items: Thread[]; total: number }> {
     const b = this.filters(q);
     const order = orderBy(q.sort_by, ["thread_id", "status", "created_at", "updated_at", "state_updated_at"], "created_at", q.sort_order);
@@ -126,22 +129,25 @@ export class ThreadStore {
     return { items: rows.map(({ total: _t, ...t }) => t), total: Number(total) };
   }
 
-  async count(q: { metadata?: Record<string, unknown>; values?: Record<string, unknown>; status?: string }): Promise<number> {
+  async count(q: { metadata?: Record<string, unknown>; values?: Record<string, unknown>; status?: string; authFilters?: AuthFilters }): Promise<number> {
     const b = this.filters(q);
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*) AS n FROM threads ${b.whereSql()}`, b.params);
     return Number(rows[0]!.n);
   }
 
-  /** A new thread with the same metadata, values and checkpoints (not its runs). */
-  async copy(threadId: string): Promise<Thread> {
+  /**
+   * A new thread with the same metadata, values and checkpoints (not its runs). `metadata` replaces
+   * the copied metadata (custom auth stamps the copy as the copier's).
+   */
+  async copy(threadId: string, opts: { id?: string; metadata?: Record<string, unknown> } = {}): Promise<Thread> {
     return withTransaction(this.pool, async (c) => {
       const source = await this.get(threadId, c);
-      const id = randomUUID();
+      const id = opts.id ?? randomUUID();
       const { rows } = await c.query<Thread>(
         `INSERT INTO threads (thread_id, metadata, config, status, "values", interrupts, state_updated_at)
-         SELECT $2, metadata, config, CASE WHEN status = 'busy' THEN 'idle' ELSE status END, "values", interrupts, state_updated_at
+         SELECT $2, coalesce($3::jsonb, metadata), config, CASE WHEN status = 'busy' THEN 'idle' ELSE status END, "values", interrupts, state_updated_at
          FROM threads WHERE thread_id = $1 RETURNING ${THREAD_COLUMNS}`,
-        [source.thread_id, id],
+        [source.thread_id, id, opts.metadata === undefined ? null : JSON.stringify(opts.metadata)],
       );
       await c.query(
         `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
@@ -160,6 +166,15 @@ export class ThreadStore {
       );
       return rows[0]!;
     });
+  }
+
+  /** Those of `threadIds` whose metadata passes custom auth's filters. */
+  async visibleIds(threadIds: string[], authFilters: AuthFilters | undefined): Promise<string[]> {
+    if (!authFilters) return threadIds;
+    const b = new SqlBuilder();
+    b.and(`thread_id = ANY(${b.p(threadIds)}::uuid[])`).andAuth(authFilters);
+    const { rows } = await this.pool.query<{ thread_id: string }>(`SELECT thread_id FROM threads ${b.whereSql()}`, b.params);
+    return rows.map((r) => r.thread_id);
   }
 
   /**
