@@ -75,17 +75,21 @@ describeBackends("MCP endpoint", (backend) => {
     expect(byName.get("qa")!.inputSchema).toMatchObject({ type: "object", properties: { question: { type: "string", minLength: 1 } }, additionalProperties: false });
   });
 
-  it("a call runs the graph statelessly and answers its final state; no thread is left behind", async () => {
-    const before = (await server.client.threads.search({ limit: 1000 })).length;
+  /** The runs of an assistant, straight from the database (stateless runs live on hidden temporary threads). */
+  const runsOf = async (assistantId: string) =>
+    (await server.handle.ctx.pool.query<{ run_id: string; status: string }>("SELECT run_id, status FROM runs WHERE assistant_id = $1", [assistantId])).rows;
+
+  it("a call runs the graph statelessly and answers its final state; its temporary thread is deleted", async () => {
     const client = await connect(server.url);
     const result = await client.callTool({ name: "qa", arguments: { question: "what is MCP?" } });
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(textOf(result))).toEqual({ question: "what is MCP?", answer: "Answer to: what is MCP?" });
-    // a user-made assistant runs with its own graph under its own name
-    const helper = await server.client.assistants.create({ graphId: "qa", name: `asker-${randomUUID().slice(0, 6)}` });
-    expect(JSON.parse(textOf(await client.callTool({ name: helper.name, arguments: { question: "q2" } }))).answer).toBe("Answer to: q2");
-    // the run's temporary thread is deleted when it ends, as for POST /runs/wait
-    await eventually(async () => (await server.client.threads.search({ limit: 1000 })).length === before);
+    // a user-made assistant runs its own graph under its own name
+    const asker = await server.client.assistants.create({ graphId: "qa", name: `asker-${randomUUID().slice(0, 6)}` });
+    expect(JSON.parse(textOf(await client.callTool({ name: asker.name, arguments: { question: "q2" } }))).answer).toBe("Answer to: q2");
+    // as for POST /runs/wait, the run's temporary thread (and the run with it) is deleted once it ends
+    await eventually(async () => (await runsOf(asker.assistant_id)).length === 0);
+    await eventually(async () => (await server.handle.ctx.pool.query("SELECT 1 FROM threads WHERE temporary")).rowCount === 0);
   });
 
   it("with X-Thread-Id the calls build up one thread: each input is stored once, in order", async () => {
@@ -151,6 +155,28 @@ describeBackends("MCP endpoint", (backend) => {
     expect(transport.sessionId).toBeUndefined();
     await transport.terminateSession();
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("a client that leaves during a stateless call stops its run (nobody could read its result)", async () => {
+    // an echo assistant that takes ten minutes per turn, unless it is cancelled
+    const slow = await server.client.assistants.create({ graphId: "echo", name: `slow-${randomUUID().slice(0, 6)}`, config: { configurable: { delay_ms: 600_000 } } });
+    const gone = new AbortController();
+    const call = fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT },
+      body: callBody(slow.name, { messages: [{ role: "user", content: "take your time" }] }),
+      signal: gone.signal,
+    })
+      .then((r) => r.text())
+      .catch(() => "");
+    const [running] = await eventually(async () => {
+      const rows = await runsOf(slow.assistant_id);
+      return rows[0]?.status === "running" && rows;
+    });
+    gone.abort();
+    await call.catch(() => undefined);
+    // the run is cancelled and its temporary thread deleted, long before the ten minutes are up
+    await eventually(async () => !(await runsOf(slow.assistant_id)).some((r) => r.run_id === running!.run_id));
   });
 
   it("hostile bodies get JSON-RPC errors, never a 500 or a hang; the server keeps answering", async () => {
