@@ -195,6 +195,11 @@ describeBackends("MCP endpoint", (backend) => {
     // on loopback a non-JSON body is refused before any route (the browser guard)
     const plain = await fetch(`${server.url}/mcp`, { method: "POST", headers: { "content-type": "text/plain", accept: ACCEPT }, body: callBody("qa", { question: "x" }) });
     expect(plain.status).toBe(415);
+    // a page on another site cannot drive a loopback server's agents (DNS rebinding / CSRF guard)
+    const threadId = randomUUID();
+    const foreign = await rawRpc(server.url, callBody("echo", { messages: [{ role: "user", content: "pwned" }] }), { origin: "https://evil.example", "x-thread-id": threadId });
+    expect(foreign.status).toBe(403);
+    await expect(server.client.threads.get(threadId)).rejects.toThrow(/404|not found/i);
     const ok = await rawRpc(server.url, callBody("qa", { question: "still here?" }));
     expect(JSON.parse(ok.json.result.content[0].text).answer).toBe("Answer to: still here?");
   });
