@@ -13,7 +13,7 @@ import type express from "express";
 import { z } from "zod";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { authOf } from "../auth/index.js";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
@@ -26,15 +26,25 @@ const anyToolCall = z.object({ method: z.literal("tools/call"), params: z.unknow
 const jsonRpcError = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
 
 export function mountMcp(app: express.Express, ctx: AgentServerContext, runs: RunService, catalog = new ToolCatalog(ctx)): void {
+  /** A failure of ours (the database, say) is logged here and answered -32603 without its internals. */
+  const logged = async <T>(method: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      ctx.logger.error({ err, method }, "MCP request failed");
+      throw new McpError(ErrorCode.InternalError, "internal error; see the server's log");
+    }
+  };
   app.post("/mcp", async (req, res) => {
     const auth = authOf(res);
     const server = new Server({ name: "berth-agent-server", version: BERTH_VERSION }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await catalog.list() }));
+    server.setRequestHandler(ListToolsRequestSchema, () => logged("tools/list", async () => ({ tools: await catalog.list() })));
     // registered under a loose schema, so that the SDK's own check of the call answers malformed
     // params with -32602 (its generic parse would make them an internal error, -32603)
     server.setRequestHandler(anyToolCall, (request, extra) => {
       const { params } = CallToolRequestSchema.parse(request);
-      return callTool(ctx, runs, catalog, { name: params.name, arguments: params.arguments, headers: req.headers, auth, signal: extra.signal });
+      return logged("tools/call", () => callTool(ctx, runs, catalog, { name: params.name, arguments: params.arguments, headers: req.headers, auth, signal: extra.signal }));
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
