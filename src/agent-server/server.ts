@@ -13,7 +13,7 @@ import type { Logger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
 import { A2AService } from "./a2a/service.js";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
-import { createAuthenticator } from "./auth/index.js";
+import { createAuthenticator, type RequestAuthenticator } from "./auth/index.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
@@ -44,6 +44,8 @@ export interface AgentServerHandle {
 
 export interface StartOptions {
   extensions?: AppExtension[];
+  /** Replaces the authenticator the settings and langgraph.json choose (embedding, tests). */
+  authenticator?: RequestAuthenticator;
 }
 
 const VACUUM_EVERY_MS = 5 * 60 * 1000;
@@ -122,7 +124,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore),
-      auth: await createAuthenticator(settings, config, logger),
+      auth: options.authenticator ?? (await createAuthenticator(settings, config, logger)),
     };
     const runs = new RunService(ctx);
 

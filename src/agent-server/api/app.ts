@@ -6,6 +6,7 @@ import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { mountA2A } from "../a2a/routes.js";
 import { requireAuth } from "../auth/index.js";
+import { mountMcp } from "../mcp/routes.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -76,6 +77,8 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
   app.use(requireAuth(ctx.auth));
   // A2A reads its own bodies: a JSON-RPC client gets a JSON-RPC error even for unparseable JSON.
   if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
+  // MCP's transport reads and bounds its own bodies too, answering JSON-RPC errors
+  if (!ctx.config.raw.http?.disable_mcp) mountMcp(app, ctx, runs);
   app.use(jsonBody(ctx.settings.maxBodyBytes, { textPlainAsJson: !loopback }));
 
   const router = new ApiRouter();

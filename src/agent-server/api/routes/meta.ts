@@ -14,6 +14,6 @@ export function metaRoutes(router: ApiRouter, ctx: AgentServerContext): void {
     context: "js",
     host: { kind: "berth", database: ctx.embedded ? "pglite" : "postgres", bus: ctx.bus.kind },
     auth: ctx.auth.describe(),
-    flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, a2a: !ctx.config.disableA2a },
+    flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, a2a: !ctx.config.disableA2a, mcp: !ctx.config.raw.http?.disable_mcp },
   }));
 }
