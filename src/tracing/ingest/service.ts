@@ -22,6 +22,7 @@ import { indexable, MAX_RUN_DEPTH, storableRun, tokenCount } from "./storable.js
 import { isDataError, savepoint } from "../storage/savepoint.js";
 import { normalizeTimestamp } from "./timestamps.js";
 import { isUuid } from "../../shared/http.js";
+import { fillDottedOrders } from "../otlp/tree.js";
 import { replaceUnstorable } from "../../shared/text.js";
 
 export interface IngestOp {
@@ -244,6 +245,11 @@ export class IngestService {
     });
     for (const [id, p] of problems) result.warnings.push({ run_id: id, problems: p });
     return result;
+  }
+
+  /** Fill in the dotted orders of runs sent without one (OTLP spans) once their trace's root is stored. */
+  async fillDottedOrders(tenantId: string, traceIds: string[]): Promise<number> {
+    return fillDottedOrders(this.pool, tenantId, traceIds);
   }
 
   /** The project a run's session names; none named → undefined (keep the stored one, or default). */
