@@ -221,7 +221,7 @@ describeBackends("OTLP trace ingestion", (backend) => {
     const res = await fetch(`${server.url}/otel/v1/traces`, { method: "POST", headers: { ...headers(name), "content-type": "application/json", "content-encoding": "gzip" }, body: gzipSync(body) });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/application\/json/);
-    const out = await res.json();
+    const out = (await res.json()) as any;
     expect(out.partialSuccess).toMatchObject({ rejectedSpans: 2, errorMessage: expect.stringMatching(/spanId|traceId/) });
     expect((await allRuns(name)).map((r: any) => r.name)).toEqual(["s-00000000000000a1"]);
   });
@@ -244,7 +244,7 @@ describeBackends("OTLP trace ingestion", (backend) => {
     // stored for the other tenant only: this tenant has no such project, the other one has the trace
     expect(await allRuns(name)).toEqual([]);
     const seen = await fetch(`${server.url}/runs?project_name=${name}&is_root=true`, { headers: { "x-api-key": otherKey } });
-    expect((await seen.json()).runs.map((r: any) => r.name)).toEqual(["invoke_agent weather"]);
+    expect(((await seen.json()) as any).runs.map((r: any) => r.name)).toEqual(["invoke_agent weather"]);
     // the same trace sent by this tenant is its own, independent copy
     const mine = new ProtoExporter({ url: `${server.url}/otel/v1/traces`, headers: headers(name) });
     expect((await exportSpans(mine, spans)).code).toBe(ExportResultCode.SUCCESS);
@@ -268,7 +268,7 @@ describeBackends("OTLP trace ingestion", (backend) => {
       body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: randomUUID().replaceAll("-", ""), spanId: "00000000000000b1", name: "x", startTimeUnixNano: "1700000000000000000", endTimeUnixNano: "1700000000100000000" }] }] }] }),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining(own) });
+    expect(((await res.json()) as any).partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining(own) });
     expect(await allRuns(elsewhere)).toEqual([]);
   });
 });
