@@ -49,13 +49,13 @@ export class OtlpDecodeError extends Error {}
 
 /** A protobuf ExportTraceServiceRequest. Malformed bytes throw OtlpDecodeError. */
 export function decodeProtobuf(body: Uint8Array): DecodedSpans {
-  let message: protobuf.Message;
+  let plain: Json;
   try {
-    message = RequestType.decode(body);
+    // decoding and conversion both recurse: absurd nesting fails here, as a bad body
+    plain = RequestType.toObject(RequestType.decode(body), { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true });
   } catch (err) {
     throw new OtlpDecodeError(`the body is not a protobuf ExportTraceServiceRequest: ${(err as Error).message}`);
   }
-  const plain = RequestType.toObject(message, { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true });
   return readRequest(plain);
 }
 
