@@ -199,6 +199,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
         s.closeAllConnections();
         await runtimes.close();
         kube?.close();
+        await tracing.close();
         await db.close();
       },
     };

@@ -11,7 +11,8 @@ import { createTracingRouter } from "./api/app.js";
 import { failureLimits } from "../shared/auth/failures.js";
 import { IngestService } from "./ingest/service.js";
 import { QueryService } from "./query/service.js";
-import type { TracingSettings } from "./settings.js";
+import { TRACING_DEFAULTS, type TracingSettings } from "./settings.js";
+import { startAbandonSweep } from "./ingest/abandon.js";
 import { tracingMigrations } from "./storage/migrations.js";
 import { PriceStore } from "./storage/prices.js";
 import { ProjectStore } from "./storage/projects.js";
@@ -24,10 +25,12 @@ export interface TracingFacility {
   query: QueryService;
   prices: PriceStore;
   auth: AuthService;
+  /** Stop background work (the abandoned-run sweep); the pool stays open. */
+  close(): Promise<void>;
 }
 
 export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> &
-  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds">> & {
+  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds">> & {
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
@@ -58,5 +61,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
       await pool.query("SELECT 1");
     },
   });
-  return { router, pool, projects, ingest, query, prices, auth };
+  const after = options.abandonAfterSeconds ?? TRACING_DEFAULTS.abandonAfterSeconds;
+  const sweep = after > 0 ? startAbandonSweep(pool, { afterSeconds: after, everySeconds: options.abandonSweepSeconds ?? TRACING_DEFAULTS.abandonSweepSeconds }, logger) : undefined;
+  return { router, pool, projects, ingest, query, prices, auth, close: async () => sweep?.stop() };
 }

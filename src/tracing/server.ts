@@ -19,9 +19,10 @@ export interface TracingServerHandle {
 export async function startTracingServer(settings: TracingSettings, logger: Logger): Promise<TracingServerHandle> {
   const db = await openDatabase({ uri: settings.databaseUri, dataDir: settings.dataDir });
   let server: Server | undefined;
+  let facility: TracingFacility | undefined;
   try {
     const authMode = effectiveAuthMode(settings);
-    const facility = await openTracingFacility(db.pool, { ...settings, authMode, embedded: db.embedded }, logger);
+    facility = await openTracingFacility(db.pool, { ...settings, authMode, embedded: db.embedded }, logger);
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
@@ -39,18 +40,21 @@ export async function startTracingServer(settings: TracingSettings, logger: Logg
       logger.warn("embedded dev mode: requests from this machine need no API key (set BERTH_API_KEY or BERTH_AUTH_MODE=required to require one)");
     }
     const s = server;
+    const f = facility;
     return {
-      facility,
+      facility: f,
       url,
       port,
       async close() {
         await new Promise<void>((resolve) => s.close(() => resolve()));
         s.closeAllConnections();
+        await f.close();
         await db.close();
       },
     };
   } catch (err) {
     server?.close();
+    await facility?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw err;
   }

@@ -33,6 +33,10 @@ export const tracingSettingsSchema = z.object({
   mediaThresholdBytes: int(64),
   /** Ingest requests processed at once; more get 429 so the SDK retries. */
   maxConcurrentIngests: int(1),
+  /** A run still pending this long after its start is marked abandoned (status error); 0: never. */
+  abandonAfterSeconds: int(0),
+  /** How often the abandoned-run sweep looks. */
+  abandonSweepSeconds: int(1),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
 });
 export type TracingSettings = z.output<typeof tracingSettingsSchema>;
@@ -51,6 +55,8 @@ const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
   maxStringBytes: ["BERTH_TRACING_MAX_STRING_BYTES"],
   mediaThresholdBytes: ["BERTH_TRACING_MEDIA_THRESHOLD_BYTES"],
   maxConcurrentIngests: ["BERTH_TRACING_MAX_CONCURRENT_INGESTS"],
+  abandonAfterSeconds: ["BERTH_TRACING_ABANDON_AFTER_SECONDS"],
+  abandonSweepSeconds: ["BERTH_TRACING_ABANDON_SWEEP_SECONDS"],
   logLevel: ["LOG_LEVEL"],
 };
 
@@ -63,6 +69,8 @@ export const TRACING_DEFAULTS = {
   maxStringBytes: 1 * MiB,
   mediaThresholdBytes: 16 * 1024,
   maxConcurrentIngests: 16,
+  abandonAfterSeconds: 24 * 3600,
+  abandonSweepSeconds: 60,
   logLevel: "info",
 };
 

@@ -4,8 +4,9 @@
  * `langsmith` Client pointed at it.
  */
 import { Client } from "langsmith";
+import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
-import { createLogger, silentLogger } from "../../src/shared/logging.js";
+import { createLogger, silentLogger, type Logger } from "../../src/shared/logging.js";
 import { resolveTracingSettings, startTracingServer, type TracingServerHandle, type TracingSettings } from "../../src/tracing/index.js";
 import { createTestDatabase, type Backend, type TestDatabase } from "./server.js";
 
@@ -24,14 +25,14 @@ export interface TracingTestServer {
   close(): Promise<void>;
 }
 
-export async function startTracingTestServer(backend: Backend, overrides: Partial<Record<keyof TracingSettings, unknown>> = {}): Promise<TracingTestServer> {
+export async function startTracingTestServer(backend: Backend, overrides: Partial<Record<keyof TracingSettings, unknown>> = {}, testLogger?: Logger): Promise<TracingTestServer> {
   const db = await createTestDatabase(backend);
   const apiKey = backend === "postgres" ? TEST_API_KEY : undefined;
   const settings = resolveTracingSettings(
     { port: 0, dataDir: db.dataDir, databaseUri: db.uri, apiKey, logLevel: "silent", prefix: "/tracing", ...overrides },
     {},
   );
-  const logger = process.env.BERTH_TEST_LOG ? createLogger({ level: process.env.BERTH_TEST_LOG }) : silentLogger;
+  const logger = testLogger ?? (process.env.BERTH_TEST_LOG ? createLogger({ level: process.env.BERTH_TEST_LOG }) : silentLogger);
   const handle = await startTracingServer(settings, logger);
   const key = (settings.apiKey as string | undefined) ?? apiKey;
   return {
@@ -55,11 +56,18 @@ export async function startTracingTestServer(backend: Backend, overrides: Partia
   };
 }
 
-export function tracingServerForSuite(backend: Backend, onStart: (s: TracingTestServer) => void, overrides: Partial<Record<keyof TracingSettings, unknown>> = {}): void {
+export function tracingServerForSuite(backend: Backend, onStart: (s: TracingTestServer) => void, overrides: Partial<Record<keyof TracingSettings, unknown>> = {}, logger?: Logger): void {
   let server: TracingTestServer | undefined;
   beforeAll(async () => {
-    server = await startTracingTestServer(backend, overrides);
+    server = await startTracingTestServer(backend, overrides, logger);
     onStart(server);
   });
   afterAll(() => server?.close());
+}
+
+/** A logger that keeps its records in memory (for tests of what the server logs). */
+export function memoryLogger(level = "warn"): { logger: Logger; records: Record<string, any>[] } {
+  const records: Record<string, any>[] = [];
+  const logger = pino({ level }, { write: (line: string) => void records.push(JSON.parse(line)) });
+  return { logger, records };
 }

@@ -10,7 +10,9 @@ import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared
 import type { Logger } from "../../shared/logging.js";
 import { BERTH_VERSION } from "../../shared/version.js";
 import type { IngestService } from "../ingest/service.js";
-import { infoBody, mountIngestRoutes, type IngestRouteOptions } from "./ingest-routes.js";
+import { createAdmission, infoBody, mountIngestRoutes, type IngestRouteOptions } from "./ingest-routes.js";
+import { isIngestPath, logRefusedIngest } from "./refused.js";
+import { mountOtlpRoutes, OTLP_TRACE_PATHS, otlpErrorHandler } from "./otlp-routes.js";
 import { queryRoutes, type QueryDeps } from "./query-routes.js";
 import * as Responses from "./response-schemas.js";
 
@@ -52,7 +54,11 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
 
   router.use(authenticate(deps.auth, deps.authMode, undefined, isIngestRequest));
   // Ingestion reads its own bodies (multipart, gzip, large limits) before any JSON parser.
-  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger);
+  const admit = createAdmission(deps.options, deps.logger);
+  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger, admit);
+  mountOtlpRoutes(router, deps.ingest, deps.options, deps.logger, admit);
+  router.use(logRefusedIngest(deps.logger));
+  router.use(OTLP_TRACE_PATHS, otlpErrorHandler);
   router.use(jsonBody(1024 * 1024));
   const query = new ApiRouter();
   queryRoutes(query, deps);
@@ -64,8 +70,7 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
 
 /** What a scoped key with tracing:write may do: the ingestion endpoints, nothing that reads. */
 const isIngestRequest: RestrictedAccess = (req, restriction) =>
-  restriction.scopes.includes(TRACING_WRITE) &&
-  ((req.method === "POST" && ["/runs", "/runs/batch", "/runs/multipart"].includes(req.path)) || (req.method === "PATCH" && /^\/runs\/[^/]+$/.test(req.path)));
+  restriction.scopes.includes(TRACING_WRITE) && isIngestPath(req);
 
 /** One router holding every route, for the OpenAPI document (ingestion endpoints included). */
 function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
@@ -77,6 +82,7 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   ingestDoc("post", "/runs/batch", "Ingest runs as JSON {post: [...], patch: [...]}");
   ingestDoc("post", "/runs", "Create one run");
   ingestDoc("patch", "/runs/:run_id", "Update one run");
+  all.add({ method: "post", path: "/otel/v1/traces", tag: "Ingestion", summary: "OTLP/HTTP traces (protobuf or JSON, gzip allowed); also served at /api/v1/otel/v1/traces and /v1/traces", responses: { "200": "ExportTraceServiceResponse (partial_success lists refused spans)", "400": "Undecodable body (google.rpc.Status)", "413": "Too large", "415": "Not protobuf or JSON" } }, () => undefined);
   queryRoutes(all, deps);
   return all;
 }

@@ -67,10 +67,12 @@ function reply(res: Response, result: IngestResult, parseErrors: IngestResult["e
   res.status(202).json({ accepted: result.accepted, errors, warnings: result.warnings });
 }
 
-export function mountIngestRoutes(router: Router, ingest: IngestService, options: IngestRouteOptions, logger: Logger): void {
+/** Admission control shared by every ingest route: past the limit the client is told to back off (429 is retried). */
+export type Admit = (req: Request, work: () => Promise<void>) => Promise<void>;
+
+export function createAdmission(options: IngestRouteOptions, logger: Logger): Admit {
   let inFlight = 0;
-  /** Admission control: past the limit the SDK is told to back off (429 is retried). */
-  const admitted = async (req: Request, res: Response, work: () => Promise<void>) => {
+  return async (req, work) => {
     if (inFlight >= options.maxConcurrentIngests) {
       // drain the body so the connection can be reused, then refuse
       req.resume();
@@ -87,12 +89,19 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
       inFlight--;
     }
   };
-  const tenant = (res: Response) => principalOf(res).tenantId;
-  /** A deployment's key writes only into its project. */
-  const scope = (res: Response) => {
-    const project = principalOf(res).restricted?.project;
-    return project ? { project } : undefined;
-  };
+}
+
+export const tenantOf = (res: Response) => principalOf(res).tenantId;
+/** A deployment's key writes only into its project. */
+export const scopeOf = (res: Response) => {
+  const project = principalOf(res).restricted?.project;
+  return project ? { project } : undefined;
+};
+
+export function mountIngestRoutes(router: Router, ingest: IngestService, options: IngestRouteOptions, logger: Logger, admit: Admit = createAdmission(options, logger)): void {
+  const admitted = (req: Request, _res: Response, work: () => Promise<void>) => admit(req, work);
+  const tenant = tenantOf;
+  const scope = scopeOf;
   const json = async (req: Request) => {
     const buf = await readBody(req, options.maxBodyBytes);
     if (!buf.length) throw new ApiError(400, "the request body is empty: send a JSON run");

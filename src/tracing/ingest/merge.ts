@@ -108,6 +108,46 @@ export function mergeRun(stored: RunRecord | undefined, incoming: RunRecord, kin
   return out;
 }
 
+/**
+ * What a post would change in a run that already exists — and is therefore ignored (see the module
+ * comment): its fields whose stored value differs, by name (`extra.metadata.<key>` for metadata).
+ * Events and tags are unions, so never ignored. Timestamps compare as instants (storage keeps
+ * microseconds, the stored run is read back with milliseconds).
+ */
+export function ignoredByPost(stored: RunRecord, post: RunRecord): string[] {
+  const out: string[] = [];
+  const differs = (a: unknown, b: unknown, key: string) => {
+    if (a === undefined || a === null || b === undefined) return false;
+    if (key.endsWith("_time")) return Math.floor(Date.parse(String(a))) !== Math.floor(Date.parse(String(b)));
+    return !sameJson(a, b);
+  };
+  for (const [k, v] of Object.entries(post)) {
+    if (k === "id" || k === "events" || k === "tags" || k === "extra") continue;
+    if (differs((stored as Json)[k], v, k)) out.push(k);
+  }
+  const se = stored.extra ?? {};
+  for (const [k, v] of Object.entries(post.extra ?? {})) {
+    if (k !== "metadata") {
+      if (differs(se[k], v, k)) out.push(`extra.${k}`);
+      continue;
+    }
+    if (!isObject(v)) continue;
+    for (const [mk, mv] of Object.entries(v)) if (differs(isObject(se.metadata) ? se.metadata[mk] : undefined, mv, mk)) out.push(`extra.metadata.${mk}`);
+  }
+  return out;
+}
+
+/** Deep equality of JSON values, whatever the key order (jsonb reorders keys). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && sameJson((a as Json)[k], (b as Json)[k]));
+}
+
 function mergeExtra(base: Json | undefined, over: Json | undefined): Json | undefined {
   if (!base || !over) return over ?? base;
   const out: Json = { ...base, ...over };

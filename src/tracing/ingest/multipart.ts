@@ -43,6 +43,9 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
   const runs = new Map<string, { kind: "post" | "patch"; id: string; body: Record<string, unknown> }>();
   const attachments: IngestAttachment[] = [];
   const errors: ParsedMultipart["errors"] = [];
+  /** Runs whose own part could not be read: none of their parts is used (no nameless ghost run). */
+  const broken = new Set<string>();
+  const withOwnPart = new Set<string>();
   const runFor = (kind: "post" | "patch", id: string) => {
     const key = `${kind}.${id}`;
     let r = runs.get(key);
@@ -72,19 +75,30 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
       value = JSON.parse(text);
     } catch (err) {
       if (!field) {
-        errors.push({ run_id: id, error: `part "${part.name}" is not valid JSON: ${(err as Error).message}` });
+        errors.push({ run_id: id, error: `part "${part.name}" is not valid JSON: ${(err as Error).message}; the run's other parts were not stored either` });
+        broken.add(`${head}.${id}`);
         continue;
       }
       // a payload that is not JSON is still the user's data: keep it as text
       value = field === "error" ? text : { unparsed: text };
     }
     if (!field) {
+      withOwnPart.add(`${head}.${id}`);
       if (value && typeof value === "object" && !Array.isArray(value)) Object.assign(run.body, value, { ...pickFields(run.body) });
-      else errors.push({ run_id: id, error: `part "${part.name}" must be a JSON object` });
+      else {
+        errors.push({ run_id: id, error: `part "${part.name}" must be a JSON object; the run's other parts were not stored either` });
+        broken.add(`${head}.${id}`);
+      }
     } else if (FIELDS.has(field)) run.body[field] = value;
     else errors.push({ run_id: id, error: `unknown field part "${part.name}"` });
   }
-  const ops: IngestOp[] = [...runs.values()].map((r) => ({ kind: r.kind, raw: r.body, idHint: r.id }));
+  // field parts need their run's own part: alone they would make a run with no name, forever pending
+  for (const [key, r] of runs) {
+    if (broken.has(key) || withOwnPart.has(key)) continue;
+    errors.push({ run_id: r.id, error: `parts ${key}.* came without their run part "${key}": not stored` });
+    broken.add(key);
+  }
+  const ops: IngestOp[] = [...runs.entries()].filter(([key]) => !broken.has(key)).map(([, r]) => ({ kind: r.kind, raw: r.body, idHint: r.id }));
   return { ops, attachments, errors };
 }
 

@@ -16,12 +16,15 @@ import { DEFAULT_PROJECT, type ProjectStore } from "../storage/projects.js";
 import { choosePrices, type PriceStore } from "../storage/prices.js";
 import type { ModelPrice } from "../accounting/cost.js";
 import { clientFieldsOf, rowToRecord, selectRuns, writeRuns, type RunRow } from "../storage/runs.js";
-import { cleanRun, deriveTree, mergeRun, statusOf, type OpKind } from "./merge.js";
+import { cleanRun, deriveTree, ignoredByPost, mergeRun, statusOf, type OpKind } from "./merge.js";
+import { isAbandoned } from "./abandon.js";
+import { lockRuns } from "./locks.js";
 import { preparePayload, type ExtractedAttachment, type PayloadLimits } from "./payload.js";
 import { indexable, MAX_RUN_DEPTH, storableRun, tokenCount } from "./storable.js";
 import { isDataError, savepoint } from "../storage/savepoint.js";
 import { normalizeTimestamp } from "./timestamps.js";
 import { isUuid } from "../../shared/http.js";
+import { fillDottedOrders } from "../otlp/tree.js";
 import { replaceUnstorable } from "../../shared/text.js";
 
 export interface IngestOp {
@@ -63,20 +66,26 @@ export class IngestService {
    * project: a run naming another project, or updating a run stored in another, is refused.
    */
   async ingest(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[] = [], scope?: IngestScope): Promise<IngestResult> {
+    let result: IngestResult;
     try {
-      return await this.ingestOnce(tenantId, ops, uploaded, scope);
+      result = await this.ingestOnce(tenantId, ops, uploaded, scope);
     } catch (err) {
       // A project deleted by another process is still in this one's name cache: forget, retry once.
       if ((err as { code?: string }).code !== "23503") throw err;
       this.projects.forgetAll();
-      return this.ingestOnce(tenantId, ops, uploaded, scope);
+      result = await this.ingestOnce(tenantId, ops, uploaded, scope);
     }
+    // the SDKs ignore response bodies: the server's log is where a refused run can be found
+    for (const e of result.errors) this.logger.warn({ tenantId, runId: e.run_id }, `ingest: run not stored: ${e.error}`);
+    return result;
   }
 
   private async ingestOnce(tenantId: string, ops: IngestOp[], uploaded: IngestAttachment[], scope: IngestScope | undefined): Promise<IngestResult> {
     const result: IngestResult = { accepted: 0, errors: [], warnings: [] };
     const byId = new Map<string, { kind: OpKind; run: RunRecord }[]>();
     const problems = new Map<string, string[]>();
+    /** Warnings about the request, not the run (not stored with it). */
+    const notices = new Map<string, string[]>();
     const attachments: IngestAttachment[] = [...uploaded];
     for (const op of ops) {
       try {
@@ -164,10 +173,7 @@ export class IngestService {
 
     await withTransaction(this.pool, async (client) => {
       const ids = [...byId.keys()];
-      await client.query(
-        "SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtextextended($1 || x, 0) AS h FROM unnest($2::text[]) AS x ORDER BY 1) AS s",
-        [tenantId, ids],
-      );
+      await lockRuns(client, tenantId, ids);
       const stored = new Map((await selectRuns(client, tenantId, ids)).map((r) => [r.id, r]));
       if (pinned) {
         for (const [id, row] of stored) {
@@ -188,7 +194,15 @@ export class IngestService {
         try {
           const before = stored.get(id);
           let run = before ? rowToRecord(before) : undefined;
-          for (const op of list) run = mergeRun(run, op.run, op.kind);
+          // a run the sweep gave up on completes after all when its end (or its error) arrives
+          if (run && isAbandoned(run.error) && list.some((op) => op.run.end_time || op.run.error)) delete run.error;
+          for (const op of list) {
+            if (op.kind === "post" && run) {
+              const ignored = ignoredByPost(run, op.run);
+              if (ignored.length) notices.set(id, [...(notices.get(id) ?? []), `run ${id} already exists: this post's ${ignored.join(", ")} ${ignored.length > 1 ? "were" : "was"} ignored (a post never changes a stored run: send a patch to update it)`]);
+            }
+            run = mergeRun(run, op.run, op.kind);
+          }
           const tree = deriveTree(run!);
           merged.set(id, tree.run);
           derivedOf.set(id, tree.derived);
@@ -242,8 +256,17 @@ export class IngestService {
         }
       }
     });
-    for (const [id, p] of problems) result.warnings.push({ run_id: id, problems: p });
+    for (const [id, p] of problems) result.warnings.push({ run_id: id, problems: [...p, ...(notices.get(id) ?? [])] });
+    for (const [id, p] of notices) {
+      if (!problems.has(id)) result.warnings.push({ run_id: id, problems: p });
+      this.logger.warn({ tenantId, runId: id }, `ingest: ${p.join("; ")}`);
+    }
     return result;
+  }
+
+  /** Fill in the dotted orders of runs sent without one (OTLP spans) once their trace's root is stored. */
+  async fillDottedOrders(tenantId: string, traceIds: string[]): Promise<number> {
+    return fillDottedOrders(this.pool, tenantId, traceIds);
   }
 
   /** The project a run's session names; none named → undefined (keep the stored one, or default). */

@@ -132,4 +132,11 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_runs_roots ON tracing_runs (project_id, start_time DESC NULLS LAST, id DESC) WHERE parent_run_id IS NULL;
     `,
   },
+  {
+    name: "pending runs by age, for the abandoned-run sweep",
+    sql: `
+      -- The sweep looks for runs still pending long after their start; only pending runs are indexed.
+      CREATE INDEX tracing_runs_pending_age ON tracing_runs ((coalesce(start_time, created_at))) WHERE status = 'pending';
+    `,
+  },
 ];
