@@ -18,6 +18,7 @@ import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { registerSdkLogger } from "./graphs/sdk-logger.js";
 import { CronScheduler } from "./queue/scheduler.js";
 import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
@@ -54,6 +55,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   // Variables from the config's `env` never override the real environment.
   for (const [k, v] of Object.entries(config.env)) if (process.env[k] === undefined) process.env[k] = v;
 
+  // Graphs may call the SDK's getLogger() while they are imported: the logger must exist first.
+  registerSdkLogger(logger);
   // Import the graphs first: a broken graph fails start-up before any database work.
   const registry = await GraphRegistry.load(config.graphs);
   const tracing = tracingConfig();
@@ -101,7 +104,10 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     registry.attach(checkpointer, store);
     const assistants = new AssistantStore(db.pool, (g) => registry.has(g));
     const defaultConfigs = parseDefaultConfigs(process.env.LANGGRAPH_CONFIG, logger);
-    for (const spec of config.graphs) await assistants.ensureSystemAssistant(spec.graphId, spec.description, defaultConfigs[spec.graphId]);
+    for (const spec of config.graphs) {
+      const { config: graphConfig, context } = splitDefaultConfig(defaultConfigs[spec.graphId]);
+      await assistants.ensureSystemAssistant(spec.graphId, spec.description, graphConfig, context);
+    }
 
     const threads = new ThreadStore(db.pool);
     const runStore = new RunStore(db.pool, !db.embedded);
@@ -121,7 +127,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       runs: runStore,
       events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
-      state: new StateService(registry, threads, runStore),
+      state: new StateService(registry, threads, runStore, assistants),
       auth: await createAuthenticator(settings, config, logger),
     };
     const runs = new RunService(ctx);
@@ -195,7 +201,17 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   }
 }
 
-/** `LANGGRAPH_CONFIG`: default configs of the system assistants, `{graphId: {configurable…}}`. */
+/**
+ * One graph's entry of `LANGGRAPH_CONFIG`: its `context` is the system assistant's context (what
+ * runs see as `config.context`), everything else its config — as LangGraph Platform splits it.
+ */
+export function splitDefaultConfig(entry: Record<string, unknown> | undefined): { config: Record<string, unknown>; context?: Record<string, unknown> } {
+  if (!entry || typeof entry !== "object") return { config: {} };
+  const { context, ...config } = entry;
+  return context && typeof context === "object" && !Array.isArray(context) ? { config, context: context as Record<string, unknown> } : { config };
+}
+
+/** `LANGGRAPH_CONFIG`: default configs of the system assistants, `{graphId: {configurable…, context…}}`. */
 function parseDefaultConfigs(raw: string | undefined, logger: Logger): Record<string, Record<string, unknown>> {
   if (!raw) return {};
   try {
