@@ -220,7 +220,7 @@ describe("graph projects as users bring them", () => {
     expect((await start(missing).then(() => undefined, (e: Error) => e))?.message).toContain("file not found");
   });
 
-  it("7. schemas come from the project's own @langchain/langgraph copy (zod registry metadata)", async () => {
+  it("7. schemas come from the project's own @langchain/langgraph copy (zod registry metadata); its own SDK copy gets the logger (1)", async () => {
     const project = await tempProject(
       {
         "package.json": JSON.stringify({ type: "module", dependencies: { "@langchain/langgraph": "*", zod: "*" } }),
@@ -228,6 +228,8 @@ describe("graph projects as users bring them", () => {
           'import { z } from "zod";',
           'import { StateGraph, MessagesZodMeta } from "@langchain/langgraph";',
           'import { registry, withLangGraph } from "@langchain/langgraph/zod";',
+          'import { getLogger } from "@langchain/langgraph-sdk/logging";',
+          'getLogger().info("project copy of the SDK found the logger");',
           "const State = z.object({",
           "  messages: z.array(z.any()).register(registry, MessagesZodMeta),",
           '  mood: withLangGraph(z.string(), { default: () => "calm", jsonSchemaExtra: { "x-ui": "mood-picker" } }),',
@@ -240,8 +242,8 @@ describe("graph projects as users bring them", () => {
     projects.push(project);
     await installPackages(
       project,
-      ["@langchain/langgraph"],
-      ["@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-sdk", "@langchain/protocol", "@standard-schema/spec", "zod"],
+      ["@langchain/langgraph", "@langchain/langgraph-sdk"],
+      ["@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/protocol", "@standard-schema/spec", "zod"],
     );
     const handle = await start(project);
     try {
