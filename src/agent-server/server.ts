@@ -12,7 +12,10 @@ import { migrate, openDatabase, survivesServerRestarts, withMigrationLock, type 
 import type { Logger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
 import { A2AService } from "./a2a/service.js";
+import express from "express";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
+import { loadCustomApp } from "./api/custom-app.js";
+import { notFoundHandler } from "../shared/http.js";
 import { createAuthenticator } from "./auth/index.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
@@ -59,6 +62,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   registerSdkLogger(logger);
   // Import the graphs first: a broken graph fails start-up before any database work.
   const registry = await GraphRegistry.load(config.graphs);
+  const customApp = config.raw.http?.app ? await loadCustomApp(config.raw.http.app, config.configDir) : undefined;
   const tracing = tracingConfig();
   if (tracing) logger.info(tracing, "tracing runs (LANGSMITH_TRACING)");
   if (!settings.serveHttp && !settings.databaseUri) {
@@ -135,7 +139,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     let server: Server | undefined;
     let port: number | undefined;
     if (settings.serveHttp) {
-      const app = createAgentServerApp(ctx, runs, options.extensions);
+      const app = mountAt(config.raw.http?.mount_prefix, createAgentServerApp(ctx, runs, options.extensions, customApp));
       server = createServer(app);
       server.keepAliveTimeout = 65_000;
       await listen(server, settings.port, settings.host);
@@ -199,6 +203,17 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     await cleanup();
     throw err;
   }
+}
+
+/** `http.mount_prefix`: every route under the prefix (as on LangGraph Platform); elsewhere a JSON 404. */
+function mountAt(prefix: string | undefined, app: express.Express): express.Express {
+  const p = prefix?.replace(/\/+$/, "");
+  if (!p) return app;
+  const root = express();
+  root.disable("x-powered-by");
+  root.use(p.startsWith("/") ? p : `/${p}`, app);
+  root.use(notFoundHandler);
+  return root;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
 import { mountA2A } from "../a2a/routes.js";
 import { requireAuth } from "../auth/index.js";
+import { customAppMiddleware, type CustomApp } from "./custom-app.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -64,7 +65,13 @@ function cors(ctx: AgentServerContext): express.RequestHandler {
   };
 }
 
-export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, extensions: AppExtension[] = []): express.Express {
+export function createAgentServerApp(
+  ctx: AgentServerContext,
+  runs: RunService,
+  extensions: AppExtension[] = [],
+  /** The user's `http.app`: before body parsing, so its routes get the raw request. */
+  customApp?: CustomApp,
+): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -76,6 +83,7 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
   app.use(requireAuth(ctx.auth));
   // A2A reads its own bodies: a JSON-RPC client gets a JSON-RPC error even for unparseable JSON.
   if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
+  if (customApp) app.use(customAppMiddleware(customApp));
   app.use(jsonBody(ctx.settings.maxBodyBytes, { textPlainAsJson: !loopback }));
 
   const router = new ApiRouter();

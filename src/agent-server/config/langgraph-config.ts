@@ -70,7 +70,7 @@ export type LanggraphConfig = z.infer<typeof langgraphConfigSchema>;
 
 const TOP_LEVEL_KEYS = Object.keys(langgraphConfigSchema.shape);
 /** Keys of the LangGraph format we read but do not act on yet: a warning, never silence. */
-const NOT_SUPPORTED_YET = ["http.app", "http.mount_prefix", "http.disable_mcp", "http.configurable_headers", "auth", "store", "checkpointer", "ui", "ui_config"];
+const NOT_SUPPORTED_YET = ["http.disable_mcp", "auth", "store", "checkpointer", "ui", "ui_config"];
 const HTTP_KEYS = Object.keys(httpSchema.shape);
 
 export interface GraphSpec {
