@@ -37,6 +37,8 @@ const httpSchema = z
     disable_meta: z.boolean().optional(),
     disable_mcp: z.boolean().optional(),
     disable_webhooks: z.boolean().optional(),
+    // Berth serves no generative-UI routes (`ui` is not supported yet), so this always holds.
+    disable_ui: z.boolean().optional(),
     cors: corsSchema.optional(),
     configurable_headers: z.object({ includes: z.array(z.string()).optional(), excludes: z.array(z.string()).optional() }).loose().optional(),
     mount_prefix: z.string().optional(),
