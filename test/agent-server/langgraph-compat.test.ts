@@ -39,14 +39,19 @@ async function startCompatServer(db: TestDatabase, env: Record<string, string> =
 }
 
 type Log = { log: string[] };
+/** The fixture module is imported once per test process: only the first server logs its import-time line. */
+let compatModuleImported = false;
 
 describeBackends("LangGraph Platform compatibility", (backend) => {
   let db: TestDatabase;
   let handle: AgentServerHandle;
   let client: Client;
   let lines: Record<string, unknown>[];
+  let firstImport = false;
 
   beforeAll(async () => {
+    firstImport = !compatModuleImported;
+    compatModuleImported = true;
     db = await createTestDatabase(backend);
     ({ handle, client, lines } = await startCompatServer(db, {
       LANGGRAPH_CONFIG: JSON.stringify({ context_echo: { context: { tenant: "acme" }, configurable: { x: 1 } } }),
@@ -58,8 +63,9 @@ describeBackends("LangGraph Platform compatibility", (backend) => {
   });
 
   it("1. registers the platform logger: getLogger() works at import time and inside nodes, tagged with the run", async () => {
-    // The fixture module calls getLogger() at import time: the server started, and its line is here.
-    expect(lines.some((l) => l.marker === "import-time" && l.msg === "compat graphs module loaded" && l.level === 30)).toBe(true);
+    // The fixture module calls getLogger() at import time: the server started, and its line is here
+    // (test 7 proves the same for a project's own copy of the SDK, imported fresh).
+    if (firstImport) expect(lines.some((l) => l.marker === "import-time" && l.msg === "compat graphs module loaded" && l.level === 30)).toBe(true);
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "logging", { input: userMessage("hi") });
     await client.runs.join(thread.thread_id, run.run_id);
