@@ -26,11 +26,10 @@ function follow(client: Client, threadId: string, options: { lastEventId?: strin
   return {
     events,
     /** Wait until `pred` holds for the events so far (fails fast if the stream broke). */
-    until: (pred: (evs: Ev[]) => boolean) =>
-      eventually(async () => {
-        if (failure) throw new Error(`stream failed: ${String(failure)}`);
-        return pred(events);
-      }),
+    async until(pred: (evs: Ev[]) => boolean) {
+      await eventually(async () => failure !== undefined || pred(events));
+      if (failure !== undefined) throw new Error(`stream failed: ${String(failure)}`);
+    },
     async stop() {
       controller.abort();
       await done;
