@@ -9,9 +9,11 @@
  * checkpointer, we append a random suffix to the zero-padded counter, so versions still order
  * correctly as strings and never collide.
  *
- * Every checkpoint a run writes records the run's id in its metadata (as LangGraph Platform's do):
- * a run resumed after its worker died finds its own checkpoints by it, and knows whether its final
- * checkpoint was already written (see runs/resume.ts).
+ * Every checkpoint a run writes carries the run's metadata, as LangGraph Platform's do: the metadata
+ * the run was created with, and `run_id`, `thread_id`, `graph_id`, `assistant_id`, `user_id` (where
+ * known). Clients filter history by it (`getHistory({metadata})`) and trace a checkpoint to its
+ * run; a run resumed after its worker died finds its own checkpoints by `run_id`, and knows whether
+ * its final checkpoint was already written (see runs/resume.ts).
  *
  * It also lets the queue worker fence writes: a worker that lost a run's lease (it froze, or its
  * heartbeats could not reach the database) must not add checkpoints to a thread another worker
@@ -27,6 +29,21 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
  */
 export type WriteFence = (config: RunnableConfig) => Promise<void>;
 
+/** Keys LangGraph adds to a node's config metadata: they describe one task, not the run. */
+const TASK_METADATA = new Set(["langgraph_step", "langgraph_node", "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns", "checkpoint_ns", "checkpoint_id", "checkpoint_map"]);
+
+/**
+ * A checkpoint's metadata with the writing run's metadata added. LangGraph's own keys (`source`,
+ * `step`, `parents`, `writes`…) win over the run's, so a run's metadata cannot falsify them.
+ */
+export function withRunMetadata(metadata: Record<string, unknown>, runMetadata: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!runMetadata) return metadata;
+  const inherited = Object.fromEntries(
+    Object.entries(runMetadata).filter(([k, v]) => !k.startsWith("__") && !TASK_METADATA.has(k) && v !== undefined && typeof v !== "function"),
+  );
+  return { ...inherited, ...metadata };
+}
+
 export class BerthPostgresSaver extends PostgresSaver {
   private fence?: WriteFence;
 
@@ -37,9 +54,8 @@ export class BerthPostgresSaver extends PostgresSaver {
   override async put(...args: Parameters<PostgresSaver["put"]>): ReturnType<PostgresSaver["put"]> {
     const [config, checkpoint, metadata, newVersions] = args;
     await this.fence?.(config);
-    // The config LangGraph passes carries the run's metadata (runs/execute.ts puts run_id there).
-    const runId = config.metadata?.run_id;
-    const tagged = typeof runId === "string" ? ({ ...metadata, run_id: runId } as typeof metadata) : metadata;
+    // The config LangGraph passes carries the run's metadata (runs/execute.ts puts it there).
+    const tagged = withRunMetadata(metadata as Record<string, unknown>, config.metadata) as typeof metadata;
     return super.put(config, checkpoint, tagged, newVersions);
   }
 

@@ -12,12 +12,16 @@ import { migrate, openDatabase, survivesServerRestarts, withMigrationLock, type 
 import type { Logger } from "../shared/logging.js";
 import { listen } from "../shared/net.js";
 import { A2AService } from "./a2a/service.js";
+import express from "express";
 import { createAgentServerApp, type AppExtension } from "./api/app.js";
+import { loadCustomApp } from "./api/custom-app.js";
+import { notFoundHandler } from "../shared/http.js";
 import { createAuthenticator, type RequestAuthenticator } from "./auth/index.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { registerSdkLogger } from "./graphs/sdk-logger.js";
 import { CronScheduler } from "./queue/scheduler.js";
 import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
@@ -56,8 +60,11 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   // Variables from the config's `env` never override the real environment.
   for (const [k, v] of Object.entries(config.env)) if (process.env[k] === undefined) process.env[k] = v;
 
+  // Graphs may call the SDK's getLogger() while they are imported: the logger must exist first.
+  registerSdkLogger(logger);
   // Import the graphs first: a broken graph fails start-up before any database work.
   const registry = await GraphRegistry.load(config.graphs);
+  const customApp = config.raw.http?.app ? await loadCustomApp(config.raw.http.app, config.configDir) : undefined;
   const tracing = tracingConfig();
   if (tracing) logger.info(tracing, "tracing runs (LANGSMITH_TRACING)");
   if (!settings.serveHttp && !settings.databaseUri) {
@@ -103,7 +110,10 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     registry.attach(checkpointer, store);
     const assistants = new AssistantStore(db.pool, (g) => registry.has(g));
     const defaultConfigs = parseDefaultConfigs(process.env.LANGGRAPH_CONFIG, logger);
-    for (const spec of config.graphs) await assistants.ensureSystemAssistant(spec.graphId, spec.description, defaultConfigs[spec.graphId]);
+    for (const spec of config.graphs) {
+      const { config: graphConfig, context } = splitDefaultConfig(defaultConfigs[spec.graphId]);
+      await assistants.ensureSystemAssistant(spec.graphId, spec.description, graphConfig, context);
+    }
 
     const threads = new ThreadStore(db.pool);
     const runStore = new RunStore(db.pool, !db.embedded);
@@ -123,7 +133,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       runs: runStore,
       events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
-      state: new StateService(registry, threads, runStore),
+      state: new StateService(registry, threads, runStore, assistants),
       auth: options.authenticator ?? (await createAuthenticator(settings, config, logger)),
     };
     const runs = new RunService(ctx);
@@ -131,7 +141,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     let server: Server | undefined;
     let port: number | undefined;
     if (settings.serveHttp) {
-      const app = createAgentServerApp(ctx, runs, options.extensions);
+      const app = mountAt(config.raw.http?.mount_prefix, createAgentServerApp(ctx, runs, options.extensions, customApp));
       server = createServer(app);
       server.keepAliveTimeout = 65_000;
       await listen(server, settings.port, settings.host);
@@ -197,7 +207,28 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   }
 }
 
-/** `LANGGRAPH_CONFIG`: default configs of the system assistants, `{graphId: {configurable…}}`. */
+/** `http.mount_prefix`: every route under the prefix (as on LangGraph Platform); elsewhere a JSON 404. */
+function mountAt(prefix: string | undefined, app: express.Express): express.Express {
+  const p = prefix?.replace(/\/+$/, "");
+  if (!p) return app;
+  const root = express();
+  root.disable("x-powered-by");
+  root.use(p.startsWith("/") ? p : `/${p}`, app);
+  root.use(notFoundHandler);
+  return root;
+}
+
+/**
+ * One graph's entry of `LANGGRAPH_CONFIG`: its `context` is the system assistant's context (what
+ * runs see as `config.context`), everything else its config — as LangGraph Platform splits it.
+ */
+export function splitDefaultConfig(entry: Record<string, unknown> | undefined): { config: Record<string, unknown>; context?: Record<string, unknown> } {
+  if (!entry || typeof entry !== "object") return { config: {} };
+  const { context, ...config } = entry;
+  return context && typeof context === "object" && !Array.isArray(context) ? { config, context: context as Record<string, unknown> } : { config };
+}
+
+/** `LANGGRAPH_CONFIG`: default configs of the system assistants, `{graphId: {configurable…, context…}}`. */
 function parseDefaultConfigs(raw: string | undefined, logger: Logger): Record<string, Record<string, unknown>> {
   if (!raw) return {};
   try {

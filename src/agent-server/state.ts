@@ -2,6 +2,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConflictError, NotFoundError, ValidationError } from "../shared/errors.js";
 import type { CompiledGraph, GraphRegistry } from "./graphs/registry.js";
+import type { AssistantStore } from "./storage/assistants.js";
 import { checkpointOf } from "./runs/execute.js";
 import { toPlain } from "./serde.js";
 import type { RunStore } from "./storage/runs.js";
@@ -33,18 +34,38 @@ function isConfig(v: unknown): v is RunnableConfig {
   return typeof v === "object" && v !== null && "configurable" in v;
 }
 
+/**
+ * Where a subgraph task's state lives: LangGraph gives a config naming the task's namespace
+ * (`<node>:<task id>`) without a checkpoint id — the subgraph's latest checkpoint there. Reading or
+ * updating the thread's state with this checkpoint addresses the subgraph.
+ */
+export function taskCheckpointOf(config: { configurable?: Record<string, unknown> }) {
+  const c = config.configurable ?? {};
+  if (typeof c.checkpoint_ns !== "string") return null;
+  return {
+    thread_id: c.thread_id ?? null,
+    checkpoint_ns: c.checkpoint_ns,
+    checkpoint_id: c.checkpoint_id ?? null,
+    checkpoint_map: c.checkpoint_map ?? null,
+  };
+}
+
 /** StateSnapshot (LangGraph.js) → ThreadState (API). */
 export function snapshotToState(snapshot: any): ThreadState {
-  const tasks = (snapshot.tasks ?? []).map((t: any) => ({
-    id: t.id,
-    name: t.name,
-    path: t.path,
-    error: t.error ? String(t.error?.message ?? t.error) : null,
-    interrupts: t.interrupts ?? [],
-    checkpoint: isConfig(t.state) ? checkpointOf(t.state as { configurable?: Record<string, unknown> }) : null,
-    state: t.state && !isConfig(t.state) ? snapshotToState(t.state) : null,
-    result: t.result,
-  }));
+  const tasks = (snapshot.tasks ?? []).map((t: any) => {
+    // With `subgraphs`, LangGraph nests the subgraph's whole snapshot; without, a config naming it.
+    const nested = t.state && !isConfig(t.state) ? snapshotToState(t.state) : null;
+    return {
+      id: t.id,
+      name: t.name,
+      path: t.path,
+      error: t.error ? String(t.error?.message ?? t.error) : null,
+      interrupts: t.interrupts ?? [],
+      checkpoint: isConfig(t.state) ? taskCheckpointOf(t.state) : (nested?.checkpoint ?? null),
+      state: nested,
+      result: t.result ?? null,
+    };
+  });
   return toPlain({
     values: snapshot.values ?? {},
     next: snapshot.next ?? [],
@@ -62,11 +83,35 @@ export class StateService {
     private readonly registry: GraphRegistry,
     private readonly threads: ThreadStore,
     private readonly runs: RunStore,
+    private readonly assistants: AssistantStore,
   ) {}
 
   private graphIdOf(thread: Thread): string | undefined {
     const g = thread.metadata.graph_id;
     return typeof g === "string" && this.registry.has(g) ? g : undefined;
+  }
+
+  /**
+   * The thread's graph, built as its runs build it: a graph factory gets the config (and context)
+   * of the thread's assistant — the one its last run used, else the graph's system assistant — so
+   * nodes the factory adds for that config exist for state reads and `as_node` updates.
+   */
+  private async graphOf(thread: Thread, graphId: string): Promise<CompiledGraph> {
+    const named = thread.metadata.assistant_id;
+    const assistant =
+      (typeof named === "string" ? await this.assistants.get(named).catch(() => undefined) : undefined) ??
+      (await this.assistants.get(graphId).catch(() => undefined));
+    const aConfig = (assistant?.config ?? {}) as { configurable?: Record<string, unknown> };
+    return this.registry.get(graphId, {
+      ...aConfig,
+      configurable: {
+        ...(aConfig.configurable ?? {}),
+        thread_id: thread.thread_id,
+        graph_id: graphId,
+        ...(assistant ? { assistant_id: assistant.assistant_id } : {}),
+      },
+      ...(assistant?.context ? { context: assistant.context } : {}),
+    } as RunnableConfig);
   }
 
   /**
@@ -85,7 +130,7 @@ export class StateService {
     const thread = await this.threads.get(threadId);
     const graphId = this.graphIdOf(thread);
     if (!graphId) return EMPTY_STATE;
-    const graph = await this.registry.get(graphId, this.config(threadId));
+    const graph = await this.graphOf(thread, graphId);
     const config = this.config(threadId, opts.checkpoint);
     const snapshot = await graph.getState(config, { subgraphs: opts.subgraphs ?? false });
     const wanted = config.configurable?.checkpoint_id;
@@ -105,7 +150,7 @@ export class StateService {
     const thread = await this.threads.get(threadId);
     const graphId = this.graphIdOf(thread);
     if (!graphId) return [];
-    const graph = await this.registry.get(graphId, this.config(threadId));
+    const graph = await this.graphOf(thread, graphId);
     const before = typeof opts.before === "string" ? { checkpoint_id: opts.before } : opts.before;
     const out: ThreadState[] = [];
     for await (const snapshot of graph.getStateHistory(this.config(threadId, opts.checkpoint), {
@@ -153,7 +198,7 @@ export class StateService {
     if (!graphId) {
       throw ValidationError.field(["path", "thread_id"], "the thread has no graph yet: run it once, or create it with metadata.graph_id");
     }
-    const graph = (await this.registry.get(graphId, this.config(threadId))) as CompiledGraph & {
+    const graph = (await this.graphOf(thread, graphId)) as CompiledGraph & {
       bulkUpdateState?(config: RunnableConfig, supersteps: { updates: { values: unknown; asNode?: string }[] }[]): Promise<RunnableConfig>;
     };
     const config = this.config(threadId, checkpoint);

@@ -49,7 +49,15 @@ describe("parseLanggraphConfig", () => {
         env: { A: "1" },
         dependencies: ["."],
         node_version: "20",
-        http: { disable_a2a: true, cors: { allow_origins: ["https://x.example"] } },
+        http: {
+          disable_a2a: true,
+          cors: { allow_origins: ["https://x.example"] },
+          // acted on now (test/agent-server/http-app.test.ts), so no "not supported" warning
+          app: "./app.ts:app",
+          mount_prefix: "/api",
+          configurable_headers: { includes: ["x-*"] },
+          disable_ui: true,
+        },
       },
       CONFIG,
     );

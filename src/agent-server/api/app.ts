@@ -7,6 +7,7 @@ import type { RunService } from "../runs/service.js";
 import { mountA2A } from "../a2a/routes.js";
 import { requireAuth } from "../auth/index.js";
 import { mountMcp } from "../mcp/routes.js";
+import { customAppMiddleware, type CustomApp } from "./custom-app.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -65,7 +66,13 @@ function cors(ctx: AgentServerContext): express.RequestHandler {
   };
 }
 
-export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, extensions: AppExtension[] = []): express.Express {
+export function createAgentServerApp(
+  ctx: AgentServerContext,
+  runs: RunService,
+  extensions: AppExtension[] = [],
+  /** The user's `http.app`: before body parsing, so its routes get the raw request. */
+  customApp?: CustomApp,
+): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -79,6 +86,7 @@ export function createAgentServerApp(ctx: AgentServerContext, runs: RunService, 
   if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
   // MCP's transport reads and bounds its own bodies too, answering JSON-RPC errors
   if (!ctx.config.raw.http?.disable_mcp) mountMcp(app, ctx, runs);
+  if (customApp) app.use(customAppMiddleware(customApp));
   app.use(jsonBody(ctx.settings.maxBodyBytes, { textPlainAsJson: !loopback }));
 
   const router = new ApiRouter();

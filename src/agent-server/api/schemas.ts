@@ -105,9 +105,10 @@ export const threadPrune = z.object({
 });
 export const checkpointRef = z
   .object({
-    thread_id: z.string().optional(),
-    checkpoint_ns: z.string().optional(),
-    checkpoint_id: z.string().optional(),
+    // null where the server answered null (a subgraph task's checkpoint names no checkpoint id)
+    thread_id: z.string().nullish(),
+    checkpoint_ns: z.string().nullish(),
+    checkpoint_id: z.string().nullish(),
     checkpoint_map: json.nullish(),
   })
   .loose();

@@ -37,6 +37,8 @@ const httpSchema = z
     disable_meta: z.boolean().optional(),
     disable_mcp: z.boolean().optional(),
     disable_webhooks: z.boolean().optional(),
+    // Berth serves no generative-UI routes (`ui` is not supported yet), so this always holds.
+    disable_ui: z.boolean().optional(),
     cors: corsSchema.optional(),
     configurable_headers: z.object({ includes: z.array(z.string()).optional(), excludes: z.array(z.string()).optional() }).loose().optional(),
     mount_prefix: z.string().optional(),
@@ -70,7 +72,7 @@ export type LanggraphConfig = z.infer<typeof langgraphConfigSchema>;
 
 const TOP_LEVEL_KEYS = Object.keys(langgraphConfigSchema.shape);
 /** Keys of the LangGraph format we read but do not act on yet: a warning, never silence. */
-const NOT_SUPPORTED_YET = ["http.app", "http.mount_prefix", "http.configurable_headers", "store", "checkpointer", "ui", "ui_config"];
+const NOT_SUPPORTED_YET = ["store", "checkpointer", "ui", "ui_config"];
 const HTTP_KEYS = Object.keys(httpSchema.shape);
 
 export interface GraphSpec {

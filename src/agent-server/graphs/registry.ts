@@ -4,11 +4,14 @@
  * uncompiled StateGraph, a `createAgent` result (its `.graph`), a Promise of any of these, or a
  * factory `(config) => graph` called per run.
  */
+import { access } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { v5 as uuidv5 } from "uuid";
 import type { GraphSpec } from "../config/langgraph-config.js";
+import { explainUnresolved } from "./load-errors.js";
+import { projectSchemaHelpers, useSchemaHelpers, type SchemaHelpers } from "./schemas.js";
 
 /** The namespace the LangGraph servers use for system assistant ids (not the RFC URL namespace). */
 export const ASSISTANT_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
@@ -34,7 +37,10 @@ export interface CompiledGraph {
   channels?: Record<string, unknown>;
 }
 
-type Loaded = { kind: "graph"; graph: CompiledGraph } | { kind: "factory"; factory: (config: RunnableConfig) => unknown };
+type Loaded = ({ kind: "graph"; graph: CompiledGraph } | { kind: "factory"; factory: (config: RunnableConfig) => unknown }) & {
+  /** The schema helpers of the graph's own `@langchain/langgraph` copy, when it is not ours. */
+  schemas?: SchemaHelpers;
+};
 
 export class GraphLoadError extends Error {
   constructor(message: string) {
@@ -104,14 +110,15 @@ export class GraphRegistry {
   private async loadOne(spec: GraphSpec): Promise<void> {
     const what = `graph "${spec.graphId}" (${spec.file}:${spec.exportName})`;
     if (/\.(c|m)?tsx?$/.test(spec.file)) await ensureTypeScriptLoader();
+    if (!(await access(spec.file).then(() => true, () => false))) throw new GraphLoadError(`${what}: file not found`);
     let mod: Record<string, unknown>;
     try {
       mod = (await import(pathToFileURL(spec.file).href)) as Record<string, unknown>;
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === "ERR_MODULE_NOT_FOUND" && String(e.message).includes(spec.file)) {
-        throw new GraphLoadError(`${what}: file not found`);
-      }
+      // The file exists, so a module that cannot be found is one of its imports.
+      const unresolved = await explainUnresolved(err);
+      if (unresolved) throw new GraphLoadError(`${what}: cannot import it: ${unresolved}`);
+      const e = err as Error;
       throw new GraphLoadError(`${what}: failed to import: ${e.stack ?? e.message}`);
     }
     if (!(spec.exportName in mod)) {
@@ -119,12 +126,14 @@ export class GraphRegistry {
       throw new GraphLoadError(`${what}: the module has no export "${spec.exportName}" (exports: ${exports.join(", ") || "none"})`);
     }
     const exported = mod[spec.exportName];
+    const schemas = await projectSchemaHelpers(spec.file);
     if (typeof exported === "function" && !isCompiledGraph(exported)) {
-      this.loaded.set(spec.graphId, { kind: "factory", factory: exported as (c: RunnableConfig) => unknown });
+      this.loaded.set(spec.graphId, { kind: "factory", factory: exported as (c: RunnableConfig) => unknown, schemas });
       return;
     }
     const graph = await toCompiled(exported, what);
-    this.loaded.set(spec.graphId, { kind: "graph", graph });
+    if (schemas) useSchemaHelpers(graph, schemas);
+    this.loaded.set(spec.graphId, { kind: "graph", graph, schemas });
   }
 
   private wire(graph: CompiledGraph): CompiledGraph {
@@ -149,6 +158,8 @@ export class GraphRegistry {
     const entry = this.loaded.get(graphId);
     if (!entry) throw new GraphLoadError(`graph "${graphId}" is not loaded`);
     if (entry.kind === "graph") return entry.graph;
-    return this.wire(await toCompiled(entry.factory(config), `factory of graph "${graphId}"`));
+    const graph = this.wire(await toCompiled(entry.factory(config), `factory of graph "${graphId}"`));
+    if (entry.schemas) useSchemaHelpers(graph, entry.schemas);
+    return graph;
   }
 }

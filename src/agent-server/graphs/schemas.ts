@@ -2,9 +2,64 @@
  * JSON schemas of a graph, for `/assistants/{id}/schemas`. Graphs whose state is a zod schema get
  * exact schemas from LangGraph; Annotation-based graphs get an object schema listing their state
  * keys (TypeScript types are not available at run time).
+ *
+ * The zod metadata users attach (`withLangGraph`, `jsonSchemaExtra`, `langgraph_type: "messages"`)
+ * lives in a registry private to each copy of `@langchain/langgraph`. A project normally brings its
+ * own copy, so its graphs are read with the schema helpers of that copy — resolved from the graph's
+ * module as Node resolves its imports — never with ours, which cannot see the project's registry.
  */
-import { getConfigTypeSchema, getInputTypeSchema, getOutputTypeSchema, getStateTypeSchema } from "@langchain/langgraph/zod/schema";
+import { pathToFileURL } from "node:url";
+import { resolve as resolveImport } from "import-meta-resolve";
+import * as ownHelpers from "@langchain/langgraph/zod/schema";
 import type { CompiledGraph } from "./registry.js";
+
+const SCHEMA_MODULE = "@langchain/langgraph/zod/schema";
+
+export interface SchemaHelpers {
+  getStateTypeSchema(graph: unknown): unknown;
+  getInputTypeSchema(graph: unknown): unknown;
+  getOutputTypeSchema(graph: unknown): unknown;
+  getConfigTypeSchema(graph: unknown): unknown;
+}
+
+/**
+ * The schema helpers of the `@langchain/langgraph` copy a graph file imports, when that is not
+ * Berth's own copy (undefined then, or when the project has none: our helpers apply).
+ */
+export async function projectSchemaHelpers(graphFile: string): Promise<SchemaHelpers | undefined> {
+  let theirs: string;
+  try {
+    theirs = resolveImport(SCHEMA_MODULE, pathToFileURL(graphFile).href);
+  } catch {
+    return undefined;
+  }
+  if (theirs === resolveImport(SCHEMA_MODULE, import.meta.url)) return undefined;
+  try {
+    const mod = (await import(theirs)) as Partial<SchemaHelpers>;
+    return typeof mod.getStateTypeSchema === "function" ? (mod as SchemaHelpers) : undefined;
+  } catch {
+    return undefined; // an old copy without zod schema support: fall back to ours
+  }
+}
+
+/**
+ * Graph classes (prototypes) of other `@langchain/langgraph` copies → their helpers. Keyed by the
+ * prototype, so a graph's subgraphs (built with the same copy) are read with the same helpers.
+ */
+const helpersByPrototype = new WeakMap<object, SchemaHelpers>();
+
+export function useSchemaHelpers(graph: CompiledGraph, helpers: SchemaHelpers): void {
+  const proto = Object.getPrototypeOf(graph) as object | null;
+  if (proto) helpersByPrototype.set(proto, helpers);
+}
+
+function helpersFor(graph: CompiledGraph): SchemaHelpers {
+  for (let p = Object.getPrototypeOf(graph) as object | null; p; p = Object.getPrototypeOf(p) as object | null) {
+    const h = helpersByPrototype.get(p);
+    if (h) return h;
+  }
+  return ownHelpers;
+}
 
 function channelKeys(graph: CompiledGraph): string[] {
   const channels = (graph as { channels?: Record<string, unknown> }).channels ?? {};
@@ -24,12 +79,13 @@ function safe<T>(fn: () => T): T | undefined {
 }
 
 export function graphSchemas(graph: CompiledGraph) {
+  const h = helpersFor(graph);
   const fallback = looseObject(channelKeys(graph));
-  const config = safe(() => getConfigTypeSchema(graph)) ?? null;
+  const config = safe(() => h.getConfigTypeSchema(graph)) ?? null;
   return {
-    input_schema: safe(() => getInputTypeSchema(graph)) ?? fallback,
-    output_schema: safe(() => getOutputTypeSchema(graph)) ?? fallback,
-    state_schema: safe(() => getStateTypeSchema(graph)) ?? fallback,
+    input_schema: safe(() => h.getInputTypeSchema(graph)) ?? fallback,
+    output_schema: safe(() => h.getOutputTypeSchema(graph)) ?? fallback,
+    state_schema: safe(() => h.getStateTypeSchema(graph)) ?? fallback,
     config_schema: config,
     context_schema: config,
   };

@@ -45,19 +45,23 @@ export function graphOptions(run: ClaimedRun, resume: boolean, signal: AbortSign
   const k = run.kwargs;
   const configurable: Record<string, unknown> = { ...k.config.configurable };
   if (!resume && k.checkpoint_id) configurable.checkpoint_id = k.checkpoint_id;
-  if (!resume && k.checkpoint) Object.assign(configurable, k.checkpoint);
+  // (null fields of a checkpoint the server answered, e.g. a subgraph task's, mean "not given")
+  if (!resume && k.checkpoint) Object.assign(configurable, Object.fromEntries(Object.entries(k.checkpoint).filter(([, v]) => v != null)));
   if (resume) delete configurable.checkpoint_id;
   return {
     configurable,
     tags: k.config.tags,
     recursionLimit: k.config.recursion_limit,
-    // the ids also name the run in traces (agent-server/tracing.ts), as LangGraph Platform does
+    // The run's metadata and ids: they name the run in traces (agent-server/tracing.ts) and go into
+    // every checkpoint it writes (checkpointer.ts), as LangGraph Platform does.
     metadata: {
+      ...run.metadata,
       ...(k.config.metadata as Record<string, unknown> | undefined),
       run_id: run.run_id,
       thread_id: run.thread_id,
       assistant_id: run.assistant_id,
       graph_id: configurable.graph_id,
+      ...userIdOf(configurable),
       run_attempt: run.attempt,
       langgraph_host: "self-hosted",
       langgraph_plan: "berth",
@@ -72,6 +76,12 @@ export function graphOptions(run: ClaimedRun, resume: boolean, signal: AbortSign
     interruptAfter: k.interrupt_after,
     ...(k.durability ? { durability: k.durability } : {}),
   };
+}
+
+/** The run's user, where the server knows one (custom auth puts it in `configurable`). */
+function userIdOf(configurable: Record<string, unknown>): { user_id?: string } {
+  const id = configurable.user_id ?? configurable.langgraph_auth_user_id;
+  return typeof id === "string" && id ? { user_id: id } : {};
 }
 
 const nsName = (mode: string, ns: string[] | null | undefined, subgraphs: boolean) =>

@@ -20,13 +20,31 @@ import type { AuthUser } from "../auth/types.js";
 
 /** Request headers copied into `config.configurable`, as the LangGraph servers do. */
 const EXCLUDED_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key", "x-auth-scheme"]);
-export function headersToConfigurable(headers: IncomingHttpHeaders): Record<string, string> {
+/** Credentials never go into a run's config (it is stored, traced and visible to the graph). */
+const NEVER_COPIED = new Set(["x-api-key", "authorization", "cookie", "proxy-authorization", "x-service-key"]);
+
+/** `http.configurable_headers` of langgraph.json: header-name patterns, `*` matching any run of characters. */
+export interface HeaderRules {
+  includes?: string[];
+  excludes?: string[];
+}
+
+function matchesAny(name: string, patterns: string[] | undefined): boolean {
+  return (patterns ?? []).some((p) => new RegExp(`^${p.toLowerCase().split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(name));
+}
+
+/**
+ * Which request headers a run's `configurable` gets: by default every `x-*` header (but keys and
+ * tenant ids) and `user-agent`; with `includes`, only headers matching them; never those matching
+ * `excludes`, nor credentials.
+ */
+export function headersToConfigurable(headers: IncomingHttpHeaders, rules: HeaderRules = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const n = name.toLowerCase();
-    if ((n.startsWith("x-") && !EXCLUDED_HEADERS.has(n)) || n === "user-agent") {
-      if (typeof value === "string") out[n] = value;
-    }
+    if (typeof value !== "string" || NEVER_COPIED.has(n) || matchesAny(n, rules.excludes)) continue;
+    const wanted = rules.includes ? matchesAny(n, rules.includes) : (n.startsWith("x-") && !EXCLUDED_HEADERS.has(n)) || n === "user-agent";
+    if (wanted) out[n] = value;
   }
   return out;
 }
@@ -80,7 +98,7 @@ export class RunService {
         tags: [...(aConfig.tags ?? []), ...(body.config?.tags ?? [])],
         configurable: withoutAuthKeys({
           ...(aConfig.configurable ?? {}),
-          ...headersToConfigurable(headers),
+          ...headersToConfigurable(headers, (ctx.config.raw.http?.configurable_headers ?? {}) as HeaderRules),
           ...(body.config?.configurable ?? {}),
         }, authz.user),
       },

@@ -38,7 +38,7 @@ export function sseHeaders(res: Response, extra: Record<string, string> = {}): v
   res.flushHeaders();
 }
 
-export function writeSse(res: Response, event: string, data: string, id?: number): void {
+export function writeSse(res: Response, event: string, data: string, id?: number | string): void {
   res.write(`event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`);
 }
 
@@ -137,6 +137,14 @@ export async function* runEvents(
     opts.signal?.removeEventListener("abort", onAbort);
     await unsubscribe();
   }
+}
+
+/** Keep an SSE response alive with comment lines until `signal` aborts; returns the stopper. */
+export function sseHeartbeat(res: Response, seconds: number, signal: AbortSignal): () => void {
+  const timer = setInterval(() => {
+    if (!signal.aborted) res.write(": heartbeat\n\n");
+  }, seconds * 1000);
+  return () => clearInterval(timer);
 }
 
 export async function streamRun(ctx: AgentServerContext, res: Response, opts: StreamOptions): Promise<void> {

@@ -88,7 +88,12 @@ export class AssistantStore {
   }
 
   /** One system assistant per graph, with a deterministic id; kept if it already exists. */
-  async ensureSystemAssistant(graphId: string, description: string | undefined, config: Record<string, unknown> = {}): Promise<void> {
+  async ensureSystemAssistant(
+    graphId: string,
+    description: string | undefined,
+    config: Record<string, unknown> = {},
+    context?: Record<string, unknown>,
+  ): Promise<void> {
     await this.create({
       assistant_id: systemAssistantId(graphId),
       graph_id: graphId,
@@ -96,6 +101,7 @@ export class AssistantStore {
       description: description ?? null,
       metadata: { created_by: "system" },
       config,
+      ...(context ? { context } : {}),
       if_exists: "do_nothing",
     });
   }

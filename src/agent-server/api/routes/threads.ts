@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Response } from "express";
 import { z } from "zod";
-import { ApiRouter, Reply } from "../../../shared/http.js";
+import { ApiRouter, Reply, SENT } from "../../../shared/http.js";
 import { ConflictError, ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
 import { selectFields } from "../../storage/sql.js";
+import { sseHeaders, sseHeartbeat, writeSse } from "../../runs/stream.js";
+import { parseThreadEventId, THREAD_STREAM_MODES, threadEvents, threadStart, type ThreadStreamMode } from "../../runs/thread-stream.js";
 import { paginationHeaders } from "../pagination.js";
 import * as s from "../schemas.js";
 import { authorizeThread, authzOf } from "../../auth/access.js";
@@ -12,6 +14,10 @@ import { matchesAuthFilters } from "../../auth/filters.js";
 
 const subgraphsQuery = z.object({ subgraphs: z.enum(["true", "false", "1", "0"]).optional() });
 const truthy = (v: string | undefined) => v === "true" || v === "1";
+const threadStreamModes = z.union([z.enum(THREAD_STREAM_MODES), z.array(z.enum(THREAD_STREAM_MODES))]).optional();
+// The SDK sends `stream_mode`; the platform's API reference names it `stream_modes`: both are read.
+const threadStreamQuery = z.object({ stream_mode: threadStreamModes, stream_modes: threadStreamModes });
+const asList = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   const tag = "Threads";
@@ -142,4 +148,35 @@ export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
     await authorizeThread(ctx, authzOf(ctx, res), params.thread_id!, "read");
     return ctx.state.history(params.thread_id!, body);
   });
+  router.add(
+    {
+      method: "get",
+      path: "/threads/:thread_id/stream",
+      tag,
+      summary: "Stream the output of every run on the thread, one after another (resumable with Last-Event-ID; stays open)",
+      uuidParams,
+      query: threadStreamQuery,
+      produces: "text/event-stream",
+    },
+    async ({ params, query, req, res }) => {
+      const threadId = params.thread_id!;
+      await authorizeThread(ctx, authzOf(ctx, res), threadId, "read");
+      await ctx.threads.get(threadId); // 404 before the stream opens
+      const cursor = parseThreadEventId(req.header("last-event-id"));
+      const modes = new Set<ThreadStreamMode>([...asList(query.stream_mode), ...asList(query.stream_modes)]);
+      if (modes.size === 0) modes.add("run_modes");
+      const start = await threadStart(ctx, threadId, cursor);
+      const gone = new AbortController();
+      res.on("close", () => gone.abort());
+      const stopHeartbeat = sseHeartbeat(res, ctx.settings.heartbeatSeconds, gone.signal);
+      try {
+        sseHeaders(res, { "Content-Location": `/threads/${threadId}/stream` });
+        for await (const e of threadEvents(ctx, threadId, { start, modes, signal: gone.signal })) writeSse(res, e.event, e.data, e.id);
+      } finally {
+        stopHeartbeat();
+        if (!gone.signal.aborted) res.end();
+      }
+      return SENT;
+    },
+  );
 }
