@@ -12,6 +12,9 @@ import { BERTH_VERSION } from "../../shared/version.js";
 import type { IngestService } from "../ingest/service.js";
 import { infoBody, mountIngestRoutes, type IngestRouteOptions } from "./ingest-routes.js";
 import { queryRoutes, type QueryDeps } from "./query-routes.js";
+import { feedbackRoutes, multipartFeedbackSink } from "./feedback-routes.js";
+import { langsmithRoutes } from "./langsmith-routes.js";
+import { publicRoutes } from "./public-routes.js";
 import * as Responses from "./response-schemas.js";
 
 export interface TracingRouterDeps extends QueryDeps {
@@ -34,6 +37,7 @@ function systemRoutes(deps: TracingRouterDeps): ApiRouter {
     await deps.ping();
     return { ok: true };
   });
+  publicRoutes(api, deps);
   return api;
 }
 
@@ -52,10 +56,14 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
 
   router.use(authenticate(deps.auth, deps.authMode, undefined, isIngestRequest));
   // Ingestion reads its own bodies (multipart, gzip, large limits) before any JSON parser.
-  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger);
-  router.use(jsonBody(1024 * 1024));
+  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger, multipartFeedbackSink(deps.feedback, deps.projects));
+  // The SDK's shareRun sends its JSON body as text/plain. PUT is never a simple cross-site request
+  // (browsers preflight it), so taking text/plain as JSON there opens nothing to other pages.
+  const strictJson = express.Router().use(jsonBody(1024 * 1024));
+  const lenientJson = express.Router().use(jsonBody(1024 * 1024, { textPlainAsJson: true }));
+  router.use((req, res, next) => (req.method === "PUT" ? lenientJson : strictJson)(req, res, next));
   const query = new ApiRouter();
-  queryRoutes(query, deps);
+  addQueryRoutes(query, deps);
   query.mount(router);
   router.use(notFoundHandler);
   router.use(errorHandler(deps.logger));
@@ -77,6 +85,13 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   ingestDoc("post", "/runs/batch", "Ingest runs as JSON {post: [...], patch: [...]}");
   ingestDoc("post", "/runs", "Create one run");
   ingestDoc("patch", "/runs/:run_id", "Update one run");
-  queryRoutes(all, deps);
+  addQueryRoutes(all, deps);
   return all;
+}
+
+/** Berth's query API and the LangSmith-compatible one, over the same stores. */
+function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
+  queryRoutes(router, deps);
+  langsmithRoutes(router, deps);
+  feedbackRoutes(router, deps.feedback);
 }

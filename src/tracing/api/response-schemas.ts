@@ -21,7 +21,8 @@ export const Health = z.object({ ok: z.literal(true) }).meta({ id: "Health" });
 /** `GET /info`: what the LangSmith SDKs read to configure their batching. */
 export const ServerInfo = z
   .object({
-    version: z.string(),
+    version: z.string().describe("The LangSmith API version answered (the SDK checks it)"),
+    berth_version: z.string(),
     license_expiration_time: z.null(),
     tenant_handle: z.null(),
     batch_ingest_config: z.object({
@@ -66,7 +67,12 @@ export const StatsTotals = z
   })
   .meta({ id: "StatsTotals" });
 
-export const ProjectStats = StatsTotals.extend({ last_run_start_time: timestamp.nullable() }).meta({ id: "ProjectStats" });
+/** Per feedback key: how many, the mean score, and how often each value was given. */
+export const FeedbackStats = z
+  .record(z.string(), z.object({ n: z.number().int(), avg: z.number().nullable(), values: z.record(z.string(), z.number()) }))
+  .meta({ id: "FeedbackStats" });
+
+export const ProjectStats = StatsTotals.extend({ last_run_start_time: timestamp.nullable(), feedback_stats: FeedbackStats.optional() }).meta({ id: "ProjectStats" });
 
 export const StatsBucket = StatsTotals.extend({ start: timestamp.describe("Start of the bucket (UTC)") }).meta({ id: "StatsBucket" });
 
@@ -104,6 +110,9 @@ export const Project = z
     name: z.string(),
     description: z.string().nullable(),
     metadata: clientObject,
+    extra: clientObject,
+    end_time: timestamp.nullable(),
+    reference_dataset_id: uuid.nullable().describe("Experiments: the dataset they ran on"),
     created_at: timestamp,
     stats: ProjectStats.optional().describe("Absent in the answer to a create"),
   })
@@ -269,6 +278,15 @@ export const RunDetail = runFields
     messages: RenderedMessages.nullable().describe("LLM runs only: the messages in the native format"),
   })
   .meta({ id: "RunDetail" });
+
+/** `GET /runs/{id}`: the detail plus what the LangSmith SDK reads. */
+export const RunRead = RunDetail.extend({
+  app_path: z.string().describe("The run's page in the console (relative to its origin)"),
+  parent_run_ids: z.array(uuid).describe("Ancestors, root first"),
+  child_run_ids: z.array(uuid).describe("Direct children in execution order"),
+  feedback_stats: FeedbackStats,
+  trace: TraceTotals.nullable().describe("Root runs: the totals of their trace"),
+}).meta({ id: "RunRead" });
 
 // ---------- threads ----------
 
