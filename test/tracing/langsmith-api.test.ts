@@ -255,7 +255,7 @@ describeBackends("LangSmith API through the langsmith SDK", (backend) => {
 
   it("a bad filter expression answers 400 in the documented shape", async () => {
     const project = await client.readProject({ projectName });
-    for (const filter of ['eq(name, "x"', 'eq(colour, "red")', "frobnicate(name, 1)", 'gt(start_time, "yesterday")', "eq(name)"]) {
+    for (const filter of ['eq(name, "x"', 'eq(colour, "red")', "frobnicate(name, 1)", 'gt(start_time, "yesterday")', "eq(name)", `${"not(".repeat(500)}eq(name, "x")${")".repeat(500)}`]) {
       const res = await server.api("/runs/query", { method: "POST", body: JSON.stringify({ session: [project.id], filter }) });
       expect(res.status, filter).toBe(400);
       expect(typeof res.body.detail, filter).toBe("string");

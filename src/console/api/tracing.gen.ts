@@ -744,11 +744,7 @@ export interface components {
             source: ("client" | "price") | null;
             price_id: string | null;
         };
-        RunList: {
-            runs: components["schemas"]["RunSummary"][];
-            next_cursor: string | null;
-        };
-        RunRead: {
+        RunDetail: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -810,15 +806,20 @@ export interface components {
             attachments: components["schemas"]["Attachment"][];
             /** @description LLM runs only: the messages in the native format */
             messages: components["schemas"]["RenderedMessages"] | null;
-            /** @description The run's page in the console (relative to its origin) */
-            app_path: string;
-            /** @description Ancestors, root first */
-            parent_run_ids: string[];
-            /** @description Direct children in execution order */
-            child_run_ids: string[];
-            feedback_stats: components["schemas"]["FeedbackStats"];
-            /** @description Root runs: the totals of their trace */
-            trace: components["schemas"]["TraceTotals"] | null;
+            /** @description GET /runs/{id}: the run's page in the console (relative to its origin) */
+            app_path?: string;
+            /** @description GET /runs/{id}: ancestors, root first */
+            parent_run_ids?: string[];
+            /** @description GET /runs/{id}: direct children in execution order */
+            child_run_ids?: string[];
+            /** @description GET /runs/{id}: feedback on the run per key */
+            feedback_stats?: components["schemas"]["FeedbackStats"];
+            /** @description GET /runs/{id} of a root run: the totals of its trace */
+            trace?: components["schemas"]["TraceTotals"] | null;
+        };
+        RunList: {
+            runs: components["schemas"]["RunSummary"][];
+            next_cursor: string | null;
         };
         RunShare: {
             /** Format: uuid */
@@ -1026,6 +1027,14 @@ export interface components {
             attachments: components["schemas"]["Attachment"][];
             /** @description LLM runs only: the messages in the native format */
             messages: components["schemas"]["RenderedMessages"] | null;
+            /** @description GET /runs/{id}: the run's page in the console (relative to its origin) */
+            app_path?: string;
+            /** @description GET /runs/{id}: ancestors, root first */
+            parent_run_ids?: string[];
+            /** @description GET /runs/{id}: direct children in execution order */
+            child_run_ids?: string[];
+            /** @description GET /runs/{id}: feedback on the run per key */
+            feedback_stats?: components["schemas"]["FeedbackStats"];
             trace: components["schemas"]["TraceTotals"] | null;
         };
         ThreadTurns: {
@@ -1453,7 +1462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunRead"];
+                    "application/json": components["schemas"]["RunDetail"];
                 };
             };
             /** @description Validation error */

@@ -160,6 +160,7 @@ function Extras({ run }: { run: RunDetail }) {
 
 /** Feedback given on the run (evaluators, users, the SDK's createFeedback): per key, count and mean score. */
 function FeedbackSummary({ stats }: { stats: RunDetail["feedback_stats"] }) {
+  if (!stats) return null;
   const keys = Object.keys(stats).sort();
   if (!keys.length) return null;
   return (

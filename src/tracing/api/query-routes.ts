@@ -113,7 +113,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     };
   });
 
-  router.add({ method: "get", path: "/runs/:run_id", tag: "Runs", summary: "A run with its payloads, normalised messages, children, feedback and (roots) trace totals", uuidParams: ["run_id"], response: Responses.RunRead }, async ({ params, req, res }) => {
+  router.add({ method: "get", path: "/runs/:run_id", tag: "Runs", summary: "A run with its payloads, normalised messages, children, feedback and (roots) trace totals", uuidParams: ["run_id"], response: Responses.RunDetail }, async ({ params, req, res }) => {
     const tenant = tenantOf(res);
     const run = await query.getRun(tenant, params.run_id!);
     const [attachments, children, feedback, totals] = await Promise.all([

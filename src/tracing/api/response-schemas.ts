@@ -276,17 +276,16 @@ export const RunDetail = runFields
     reference_example_id: uuid.nullable(),
     attachments: z.array(Attachment),
     messages: RenderedMessages.nullable().describe("LLM runs only: the messages in the native format"),
+    // GET /runs/{id} only: what the LangSmith SDK reads
+    app_path: z.string().optional().describe("GET /runs/{id}: the run's page in the console (relative to its origin)"),
+    parent_run_ids: z.array(uuid).optional().describe("GET /runs/{id}: ancestors, root first"),
+    child_run_ids: z.array(uuid).optional().describe("GET /runs/{id}: direct children in execution order"),
+    feedback_stats: FeedbackStats.optional().describe("GET /runs/{id}: feedback on the run per key"),
+    trace: TraceTotals.nullable().optional().describe("GET /runs/{id} of a root run: the totals of its trace"),
   })
   .meta({ id: "RunDetail" });
 
-/** `GET /runs/{id}`: the detail plus what the LangSmith SDK reads. */
-export const RunRead = RunDetail.extend({
-  app_path: z.string().describe("The run's page in the console (relative to its origin)"),
-  parent_run_ids: z.array(uuid).describe("Ancestors, root first"),
-  child_run_ids: z.array(uuid).describe("Direct children in execution order"),
-  feedback_stats: FeedbackStats,
-  trace: TraceTotals.nullable().describe("Root runs: the totals of their trace"),
-}).meta({ id: "RunRead" });
+
 
 // ---------- threads ----------
 

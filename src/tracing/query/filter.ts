@@ -12,6 +12,8 @@ export type FilterValue = string | number | boolean | null | FilterValue[];
 export type FilterNode = { fn: string; args: (FilterNode | FilterArg)[]; at: number };
 export type FilterArg = { value: FilterValue } | { field: string; at: number };
 
+const MAX_DEPTH = 32;
+
 class FilterSyntaxError extends BadRequestError {}
 
 function fail(source: string, at: number, msg: string): never {
@@ -21,6 +23,7 @@ function fail(source: string, at: number, msg: string): never {
 /** Parse an expression such as `and(eq(run_type, "llm"), gt(latency, 2))`. */
 export function parseFilter(source: string): FilterNode {
   let i = 0;
+  let depth = 0;
   const ws = () => {
     while (i < source.length && /\s/.test(source[i]!)) i++;
   };
@@ -79,11 +82,14 @@ export function parseFilter(source: string): FilterNode {
     return { field: name, at };
   };
   const call = (fn: string, at: number): FilterNode => {
+    // a deeper expression is no real query, and would exhaust the database's stack as SQL
+    if (++depth > MAX_DEPTH) fail(source, at, `nested deeper than ${MAX_DEPTH} calls`);
     i++; // (
     const args: (FilterNode | FilterArg)[] = [];
     ws();
     if (source[i] === ")") {
       i++;
+      depth--;
       return { fn, args, at };
     }
     for (;;) {
@@ -92,6 +98,7 @@ export function parseFilter(source: string): FilterNode {
       if (source[i] === ",") i++;
       else if (source[i] === ")") {
         i++;
+        depth--;
         return { fn, args, at };
       } else fail(source, i, i >= source.length ? "unexpected end (missing \")\"?)" : `unexpected ${JSON.stringify(source[i])}`);
     }
