@@ -14,6 +14,7 @@ import { SignIn } from "./pages/SignIn";
 const Deployments = lazy(() => import("./pages/Deployments"));
 const DeploymentDetail = lazy(() => import("./pages/DeploymentDetail"));
 const Projects = lazy(() => import("./pages/Projects"));
+const SharedTrace = lazy(() => import("./pages/SharedTrace"));
 const ProjectTraces = lazy(() => import("./pages/ProjectTraces"));
 const Dashboard = lazy(() => import("./pages/Dashboard"));
 const Threads = lazy(() => import("./pages/Threads"));
@@ -62,6 +63,8 @@ function ConsoleRoutes() {
   return (
     <Routes key={`${session?.apiKey ?? ""}|${session?.tenantId ?? ""}`}>
       <Route path={paths.signIn} element={<SignIn />} />
+      {/* a public link: readable without a session */}
+      <Route path="/public/:token/r" element={<Page><SharedTrace /></Page>} />
       <Route
         element={
           <RequireSession>

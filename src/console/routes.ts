@@ -13,4 +13,5 @@ export const paths = {
   thread: (id: string, threadId: string) => `/projects/${encodeURIComponent(id)}/threads/${encodeURIComponent(threadId)}`,
   trace: (traceId: string, runId?: string) => `/traces/${encodeURIComponent(traceId)}${runId ? `?run=${encodeURIComponent(runId)}` : ""}`,
   prices: "/prices",
+  sharedTrace: (token: string) => `/public/${encodeURIComponent(token)}/r`,
 };

@@ -16,6 +16,8 @@ import { startAbandonSweep } from "./ingest/abandon.js";
 import { tracingMigrations } from "./storage/migrations.js";
 import { PriceStore } from "./storage/prices.js";
 import { ProjectStore } from "./storage/projects.js";
+import { FeedbackStore } from "./storage/feedback.js";
+import { ShareStore } from "./storage/shares.js";
 
 export interface TracingFacility {
   router: express.Router;
@@ -55,6 +57,8 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     projects,
     query,
     prices,
+    feedback: new FeedbackStore(pool),
+    shares: new ShareStore(pool),
     logger,
     options: { maxBodyBytes: options.maxBodyBytes, maxConcurrentIngests: options.maxConcurrentIngests },
     ping: async () => {

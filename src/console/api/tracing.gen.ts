@@ -38,6 +38,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/{share_token}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A shared run (no key needed) */
+        get: operations["getPublicShareTokenRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{share_token}/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The shared run's trace as a tree (no key needed) */
+        get: operations["getPublicShareTokenTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/multipart": {
         parameters: {
             query?: never;
@@ -97,7 +131,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A run with its payloads and normalised messages */
+        /** A run with its payloads, normalised messages, children, feedback and (roots) trace totals */
         get: operations["getRunsRunId"];
         put?: never;
         post?: never;
@@ -265,6 +299,133 @@ export interface paths {
         patch: operations["patchModelPricesPriceId"];
         trace?: never;
     };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List projects (LangSmith sessions); `name` matches exactly */
+        get: operations["getSessions"];
+        put?: never;
+        /** Create a project (`?upsert=true`: answer the existing one of that name) */
+        post: operations["postSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project with its stats */
+        get: operations["getSessionsSessionId"];
+        put?: never;
+        post?: never;
+        /** Delete a project with its runs and feedback */
+        delete: operations["deleteSessionsSessionId"];
+        options?: never;
+        head?: never;
+        /** Rename a project or change its description, metadata or end time */
+        patch: operations["patchSessionsSessionId"];
+        trace?: never;
+    };
+    "/runs/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query runs with LangSmith's filters and filter language; cursor pages */
+        post: operations["postRunsQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Aggregates over the runs a filter selects (latencies in seconds) */
+        post: operations["postRunsStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{run_id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's public link token, or null when it is not shared */
+        get: operations["getRunsRunIdShare"];
+        /** Share a run's trace through a public read-only link */
+        put: operations["putRunsRunIdShare"];
+        post?: never;
+        /** Stop sharing a run (its link answers 404 from now on) */
+        delete: operations["deleteRunsRunIdShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List feedback by run, key, source type or project, oldest first */
+        get: operations["getFeedback"];
+        put?: never;
+        /** Create feedback on a run (or a project) */
+        post: operations["postFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feedback/{feedback_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One feedback */
+        get: operations["getFeedbackFeedbackId"];
+        put?: never;
+        post?: never;
+        /** Delete one feedback */
+        delete: operations["deleteFeedbackFeedbackId"];
+        options?: never;
+        head?: never;
+        /** Change score, value, comment or correction (null clears) */
+        patch: operations["patchFeedbackFeedbackId"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -278,6 +439,39 @@ export interface components {
         };
         ErrorDetail: {
             detail: string;
+        };
+        Feedback: {
+            /** Format: uuid */
+            id: string;
+            run_id: string | null;
+            trace_id: string | null;
+            /** @description The run's project */
+            session_id: string | null;
+            key: string;
+            score: number | null;
+            value: unknown;
+            comment: string | null;
+            correction: unknown;
+            feedback_source: {
+                type: string;
+                metadata: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            comparative_experiment_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            modified_at: string;
+        };
+        FeedbackStats: {
+            [key: string]: {
+                n: number;
+                avg: number | null;
+                values: {
+                    [key: string]: number;
+                };
+            };
         };
         HTTPValidationError: {
             detail: {
@@ -303,6 +497,29 @@ export interface components {
                 run_id: string;
                 problems: string[];
             }[];
+        };
+        /** @description A run in LangSmith's run schema (only the selected fields when `select` is given) */
+        LangSmithRun: {
+            /** Format: uuid */
+            id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        LangSmithRunStats: {
+            [key: string]: unknown;
+        };
+        LangSmithRunsPage: {
+            runs: components["schemas"]["LangSmithRun"][];
+            cursors: {
+                next: string | null;
+            };
+        };
+        /** @description A project in LangSmith's session schema, with its stats */
+        LangSmithSession: {
+            /** Format: uuid */
+            id: string;
+        } & {
+            [key: string]: unknown;
         };
         ModelPrice: {
             /** @description A UUID, or `default:<provider>:<model>` for a default */
@@ -458,6 +675,12 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            extra: {
+                [key: string]: unknown;
+            };
+            end_time: string | null;
+            /** @description Experiments: the dataset they ran on */
+            reference_dataset_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** @description Absent in the answer to a create */
@@ -493,6 +716,7 @@ export interface components {
             first_token_p50: number | null;
             first_token_p99: number | null;
             last_run_start_time: string | null;
+            feedback_stats?: components["schemas"]["FeedbackStats"];
         };
         RenderedMessages: {
             rendered: boolean;
@@ -582,10 +806,26 @@ export interface components {
             attachments: components["schemas"]["Attachment"][];
             /** @description LLM runs only: the messages in the native format */
             messages: components["schemas"]["RenderedMessages"] | null;
+            /** @description GET /runs/{id}: the run's page in the console (relative to its origin) */
+            app_path?: string;
+            /** @description GET /runs/{id}: ancestors, root first */
+            parent_run_ids?: string[];
+            /** @description GET /runs/{id}: direct children in execution order */
+            child_run_ids?: string[];
+            /** @description GET /runs/{id}: feedback on the run per key */
+            feedback_stats?: components["schemas"]["FeedbackStats"];
+            /** @description GET /runs/{id} of a root run: the totals of its trace */
+            trace?: components["schemas"]["TraceTotals"] | null;
         };
         RunList: {
             runs: components["schemas"]["RunSummary"][];
             next_cursor: string | null;
+        };
+        RunShare: {
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            share_token: string;
         };
         RunSummary: {
             /** Format: uuid */
@@ -634,7 +874,9 @@ export interface components {
             trace?: components["schemas"]["TraceTotals"] | null;
         };
         ServerInfo: {
+            /** @description The LangSmith API version answered (the SDK checks it) */
             version: string;
+            berth_version: string;
             license_expiration_time: null;
             tenant_handle: null;
             batch_ingest_config: {
@@ -785,6 +1027,14 @@ export interface components {
             attachments: components["schemas"]["Attachment"][];
             /** @description LLM runs only: the messages in the native format */
             messages: components["schemas"]["RenderedMessages"] | null;
+            /** @description GET /runs/{id}: the run's page in the console (relative to its origin) */
+            app_path?: string;
+            /** @description GET /runs/{id}: ancestors, root first */
+            parent_run_ids?: string[];
+            /** @description GET /runs/{id}: direct children in execution order */
+            child_run_ids?: string[];
+            /** @description GET /runs/{id}: feedback on the run per key */
+            feedback_stats?: components["schemas"]["FeedbackStats"];
             trace: components["schemas"]["TraceTotals"] | null;
         };
         ThreadTurns: {
@@ -920,6 +1170,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getPublicShareTokenRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                share_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getPublicShareTokenTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                share_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        trace_id: string;
+                        /** Format: uuid */
+                        project_id: string;
+                        /** Format: uuid */
+                        root_run_id: string;
+                        totals: components["schemas"]["TraceTotals"] | null;
+                        /** @description The root, then any run whose parent has not arrived */
+                        runs: components["schemas"]["TraceNode"][];
+                        /** Format: uuid */
+                        shared_run_id: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -1604,6 +1933,615 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelPrice"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getSessions: {
+        parameters: {
+            query?: {
+                id?: string | string[];
+                name?: string | string[];
+                name_contains?: string | string[];
+                reference_dataset?: string | string[];
+                reference_free?: boolean | ("true" | "false");
+                include_stats?: boolean | ("true" | "false");
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithSession"][];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postSessions: {
+        parameters: {
+            query?: {
+                upsert?: boolean | ("true" | "false");
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string | null;
+                    name: string;
+                    description?: string | null;
+                    extra?: {
+                        [key: string]: unknown;
+                    } | null;
+                    start_time?: string | null;
+                    end_time?: string | null;
+                    reference_dataset_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithSession"];
+                };
+            };
+            /** @description Name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getSessionsSessionId: {
+        parameters: {
+            query?: {
+                include_stats?: boolean | ("true" | "false");
+            };
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithSession"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteSessionsSessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    patchSessionsSessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    description?: string | null;
+                    extra?: {
+                        [key: string]: unknown;
+                    } | null;
+                    end_time?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithSession"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postRunsQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string[] | null;
+                    trace?: string | null;
+                    parent_run?: string | null;
+                    run_type?: ("llm" | "chain" | "tool" | "retriever" | "embedding" | "prompt" | "parser") | null;
+                    session?: string[] | null;
+                    reference_example?: string[] | null;
+                    start_time?: string | null;
+                    end_time?: string | null;
+                    error?: boolean | null;
+                    query?: string | null;
+                    filter?: string | null;
+                    trace_filter?: string | null;
+                    tree_filter?: string | null;
+                    is_root?: boolean | null;
+                    execution_order?: number | null;
+                    limit?: number | null;
+                    cursor?: string | null;
+                    select?: string[] | null;
+                    order?: ("asc" | "desc") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithRunsPage"];
+                };
+            };
+            /** @description Bad filter expression or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postRunsStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string[] | null;
+                    trace?: string | null;
+                    parent_run?: string | null;
+                    run_type?: ("llm" | "chain" | "tool" | "retriever" | "embedding" | "prompt" | "parser") | null;
+                    session?: string[] | null;
+                    reference_example?: string[] | null;
+                    start_time?: string | null;
+                    end_time?: string | null;
+                    error?: boolean | null;
+                    query?: string | null;
+                    filter?: string | null;
+                    trace_filter?: string | null;
+                    tree_filter?: string | null;
+                    is_root?: boolean | null;
+                    execution_order?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithRunStats"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getRunsRunIdShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunShare"] | null;
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    putRunsRunIdShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    run_id?: string | null;
+                    share_token?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunShare"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteRunsRunIdShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unshared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getFeedback: {
+        parameters: {
+            query?: {
+                run?: string | string[];
+                key?: string | string[];
+                source?: string | string[];
+                session?: string | string[];
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"][];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string | null;
+                    run_id?: string | null;
+                    trace_id?: string | null;
+                    session_id?: string | null;
+                    key: string;
+                    score?: number | boolean | null;
+                    value?: unknown;
+                    comment?: string | null;
+                    correction?: unknown;
+                    feedback_source?: {
+                        type?: string | null;
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                    } | null;
+                    comparative_experiment_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Id taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getFeedbackFeedbackId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                feedback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteFeedbackFeedbackId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                feedback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    patchFeedbackFeedbackId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                feedback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    score?: number | boolean | null;
+                    value?: unknown;
+                    comment?: string | null;
+                    correction?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
                 };
             };
             /** @description Validation error */

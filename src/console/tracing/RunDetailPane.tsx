@@ -26,6 +26,7 @@ export function RunDetailPane({ runId, node }: { runId: string; node: TraceNode 
         </h2>
       ) : null}
       {run.error ? <ErrorBox error={run.error} title="Run" /> : null}
+      {detail ? <FeedbackSummary stats={detail.feedback_stats} /> : null}
       {!detail ? (
         run.isLoading ? <Loading what="run" /> : null
       ) : detail.run_type === "llm" ? (
@@ -154,5 +155,31 @@ function Extras({ run }: { run: RunDetail }) {
         </dl>
       </details>
     </>
+  );
+}
+
+/** Feedback given on the run (evaluators, users, the SDK's createFeedback): per key, count and mean score. */
+function FeedbackSummary({ stats }: { stats: RunDetail["feedback_stats"] }) {
+  if (!stats) return null;
+  const keys = Object.keys(stats).sort();
+  if (!keys.length) return null;
+  return (
+    <section aria-label="Feedback">
+      <h3>Feedback</h3>
+      <table className="feedback-table">
+        <tbody>
+          {keys.map((k) => (
+            <tr key={k}>
+              <th scope="row">{k}</th>
+              <td>{stats[k]!.avg === null ? "—" : Math.round(stats[k]!.avg! * 1000) / 1000}</td>
+              <td className="muted">
+                {stats[k]!.n} {stats[k]!.n === 1 ? "score" : "scores"}
+                {Object.keys(stats[k]!.values).length ? ` · ${Object.entries(stats[k]!.values).map(([v, n]) => `${v} ×${n}`).join(", ")}` : ""}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }

@@ -14,6 +14,9 @@ import { createAdmission, infoBody, mountIngestRoutes, type IngestRouteOptions }
 import { isIngestPath, logRefusedIngest } from "./refused.js";
 import { mountOtlpRoutes, OTLP_TRACE_PATHS, otlpErrorHandler } from "./otlp-routes.js";
 import { queryRoutes, type QueryDeps } from "./query-routes.js";
+import { feedbackRoutes, multipartFeedbackSink } from "./feedback-routes.js";
+import { langsmithRoutes } from "./langsmith-routes.js";
+import { publicRoutes } from "./public-routes.js";
 import * as Responses from "./response-schemas.js";
 
 export interface TracingRouterDeps extends QueryDeps {
@@ -36,6 +39,7 @@ function systemRoutes(deps: TracingRouterDeps): ApiRouter {
     await deps.ping();
     return { ok: true };
   });
+  publicRoutes(api, deps);
   return api;
 }
 
@@ -55,13 +59,17 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   router.use(authenticate(deps.auth, deps.authMode, undefined, isIngestRequest));
   // Ingestion reads its own bodies (multipart, gzip, large limits) before any JSON parser.
   const admit = createAdmission(deps.options, deps.logger);
-  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger, admit);
+  mountIngestRoutes(router, deps.ingest, deps.options, deps.logger, admit, multipartFeedbackSink(deps.feedback, deps.projects));
   mountOtlpRoutes(router, deps.ingest, deps.options, deps.logger, admit);
   router.use(logRefusedIngest(deps.logger));
   router.use(OTLP_TRACE_PATHS, otlpErrorHandler);
-  router.use(jsonBody(1024 * 1024));
+  // The SDK's shareRun sends its JSON body as text/plain. PUT is never a simple cross-site request
+  // (browsers preflight it), so taking text/plain as JSON there opens nothing to other pages.
+  const strictJson = express.Router().use(jsonBody(1024 * 1024));
+  const lenientJson = express.Router().use(jsonBody(1024 * 1024, { textPlainAsJson: true }));
+  router.use((req, res, next) => (req.method === "PUT" ? lenientJson : strictJson)(req, res, next));
   const query = new ApiRouter();
-  queryRoutes(query, deps);
+  addQueryRoutes(query, deps);
   query.mount(router);
   router.use(notFoundHandler);
   router.use(errorHandler(deps.logger));
@@ -83,6 +91,13 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   ingestDoc("post", "/runs", "Create one run");
   ingestDoc("patch", "/runs/:run_id", "Update one run");
   all.add({ method: "post", path: "/otel/v1/traces", tag: "Ingestion", summary: "OTLP/HTTP traces (protobuf or JSON, gzip allowed); also served at /api/v1/otel/v1/traces and /v1/traces", responses: { "200": "ExportTraceServiceResponse (partial_success lists refused spans)", "400": "Undecodable body (google.rpc.Status)", "413": "Too large", "415": "Not protobuf or JSON" } }, () => undefined);
-  queryRoutes(all, deps);
+  addQueryRoutes(all, deps);
   return all;
+}
+
+/** Berth's query API and the LangSmith-compatible one, over the same stores. */
+function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
+  queryRoutes(router, deps);
+  langsmithRoutes(router, deps);
+  feedbackRoutes(router, deps.feedback);
 }

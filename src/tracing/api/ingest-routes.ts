@@ -21,10 +21,20 @@ export interface IngestRouteOptions {
   maxConcurrentIngests: number;
 }
 
+/** Stores multipart feedback parts after their runs; returns the problems, one per refused part. */
+export type FeedbackSink = (tenantId: string, items: Record<string, unknown>[], scopeProject?: string) => Promise<IngestResult["errors"]>;
+
+/**
+ * The LangSmith API version Berth's answers match. The SDK compares `version` with the minimum its
+ * resources need and warns "backend version older" below it (langsmith 0.12 asks up to 0.18.0).
+ */
+export const LANGSMITH_API_VERSION = "0.18.0";
+
 /** What `GET /info` answers: the SDK sizes its batches and picks compression from it. */
 export function infoBody(options: IngestRouteOptions) {
   return {
-    version: BERTH_VERSION,
+    version: LANGSMITH_API_VERSION,
+    berth_version: BERTH_VERSION,
     license_expiration_time: null,
     tenant_handle: null,
     batch_ingest_config: {
@@ -98,7 +108,14 @@ export const scopeOf = (res: Response) => {
   return project ? { project } : undefined;
 };
 
-export function mountIngestRoutes(router: Router, ingest: IngestService, options: IngestRouteOptions, logger: Logger, admit: Admit = createAdmission(options, logger)): void {
+export function mountIngestRoutes(
+  router: Router,
+  ingest: IngestService,
+  options: IngestRouteOptions,
+  logger: Logger,
+  admit: Admit = createAdmission(options, logger),
+  storeFeedback?: FeedbackSink,
+): void {
   const admitted = (req: Request, _res: Response, work: () => Promise<void>) => admit(req, work);
   const tenant = tenantOf;
   const scope = scopeOf;
@@ -119,8 +136,16 @@ export function mountIngestRoutes(router: Router, ingest: IngestService, options
   router.post("/runs/multipart", (req, res) =>
     admitted(req, res, async () => {
       const parsed = await parseMultipart(req, options.maxBodyBytes);
-      if (!parsed.ops.length && !parsed.attachments.length && !parsed.errors.length) throw new ApiError(400, "the multipart body holds no runs");
-      reply(res, await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res)), parsed.errors);
+      if (!parsed.ops.length && !parsed.attachments.length && !parsed.errors.length && !parsed.feedback.length) throw new ApiError(400, "the multipart body holds no runs");
+      const result = parsed.ops.length || parsed.attachments.length ? await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res)) : { accepted: 0, errors: [], warnings: [] };
+      // feedback after its runs, so a feedback sent with its run finds it
+      const feedbackErrors = parsed.feedback.length && storeFeedback ? await storeFeedback(tenant(res), parsed.feedback, scope(res)?.project) : [];
+      if (feedbackErrors.length) logger.warn({ errors: feedbackErrors }, "multipart feedback refused");
+      if (!result.accepted && parsed.feedback.length > feedbackErrors.length) {
+        res.status(202).json({ accepted: 0, errors: [...parsed.errors, ...result.errors, ...feedbackErrors], warnings: result.warnings });
+        return;
+      }
+      reply(res, result, [...parsed.errors, ...feedbackErrors]);
     }),
   );
 

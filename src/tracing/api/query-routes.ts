@@ -3,52 +3,46 @@ import type { Request, Response } from "express";
 import { principalOf } from "../../shared/auth/index.js";
 import { BadRequestError } from "../../shared/errors.js";
 import { type ApiRouter, Reply, SENT } from "../../shared/http.js";
-import { type PresentedRun, presentRun, presentRunDetail } from "../query/present.js";
-import type { QueryService, TraceTotals } from "../query/service.js";
+import { presentRun, presentRunDetail } from "../query/present.js";
+import { consolePath, parentRunIds } from "../query/langsmith-run.js";
+import type { QueryService } from "../query/service.js";
+import type { FeedbackStore } from "../storage/feedback.js";
+import type { ShareStore } from "../storage/shares.js";
 import type { PriceStore } from "../storage/prices.js";
 import type { Project, ProjectStore } from "../storage/projects.js";
-import type { RunRow } from "../storage/runs.js";
 import * as Responses from "./response-schemas.js";
+import { traceSummary, traceTree } from "./trace-tree.js";
 import { pageQuery, projectListQuery, runListQuery, statsQuery } from "./schemas.js";
 
 export interface QueryDeps {
   projects: ProjectStore;
   query: QueryService;
   prices: PriceStore;
+  feedback: FeedbackStore;
+  shares: ShareStore;
 }
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;
-const TREE_LIMIT = 25_000; // LangSmith's documented maximum of runs per trace
 
 function attachmentUrl(req: Request, runId: string) {
   return (name: string) => `${req.baseUrl}/runs/${runId}/attachments/${encodeURIComponent(name)}`;
 }
 
-/** A trace's totals as shown with its root run. */
-function traceSummary(root: RunRow | PresentedRun, t: TraceTotals | undefined) {
-  if (!t) return null;
-  return {
-    run_count: t.run_count,
-    llm_count: t.llm_count,
-    input_tokens: t.input_tokens,
-    output_tokens: t.output_tokens,
-    total_tokens: t.total_tokens,
-    total_cost: t.total_cost,
-    first_token_time: t.first_token_time,
-    ttft_ms: t.first_token_time && root.start_time ? Math.max(0, Date.parse(t.first_token_time) - Date.parse(root.start_time)) : null,
-    models: t.models,
-  };
+/** Project stats from the rollups, with the projects' feedback aggregates. */
+export async function projectStats(deps: QueryDeps, ids: string[], start?: Date) {
+  const [stats, feedback] = await Promise.all([deps.query.projectStats(ids, start), deps.feedback.statsByProject(ids)]);
+  return new Map([...stats].map(([id, s]) => [id, { ...s, feedback_stats: feedback.get(id) ?? {} }]));
 }
 
 export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
   const { projects, query, prices } = deps;
-  const projectWithStats = async (p: Project, start?: Date) => ({ ...p, stats: (await query.projectStats([p.id], start)).get(p.id) });
+  const projectWithStats = async (p: Project, start?: Date) => ({ ...p, stats: (await projectStats(deps, [p.id], start)).get(p.id) });
 
   router.add({ method: "get", path: "/projects", tag: "Projects", summary: "List tracing projects with their stats", query: projectListQuery, response: Responses.ProjectList }, async ({ query: q, res }) => {
     const tenant = tenantOf(res);
     const named = q.name ? await projects.findByName(tenant, q.name) : undefined;
     const list = q.name ? (named ? [named] : []) : await projects.list(tenant, { nameContains: q.name_contains, limit: q.limit, offset: q.offset });
-    const stats = list.length ? await query.projectStats(list.map((p) => p.id), q.stats_start_time ? new Date(q.stats_start_time) : undefined) : new Map();
+    const stats = list.length ? await projectStats(deps, list.map((p) => p.id), q.stats_start_time ? new Date(q.stats_start_time) : undefined) : new Map();
     return { projects: list.map((p) => ({ ...p, stats: stats.get(p.id) })), offset: q.offset };
   });
 
@@ -119,10 +113,24 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
     };
   });
 
-  router.add({ method: "get", path: "/runs/:run_id", tag: "Runs", summary: "A run with its payloads and normalised messages", uuidParams: ["run_id"], response: Responses.RunDetail }, async ({ params, req, res }) => {
+  router.add({ method: "get", path: "/runs/:run_id", tag: "Runs", summary: "A run with its payloads, normalised messages, children, feedback and (roots) trace totals", uuidParams: ["run_id"], response: Responses.RunDetail }, async ({ params, req, res }) => {
     const tenant = tenantOf(res);
     const run = await query.getRun(tenant, params.run_id!);
-    return presentRunDetail(run, await query.attachments(tenant, run.id), attachmentUrl(req, run.id));
+    const [attachments, children, feedback, totals] = await Promise.all([
+      query.attachments(tenant, run.id),
+      query.childRunIds(tenant, [run.id]),
+      deps.feedback.statsByRun(tenant, [run.id]),
+      run.parent_run_id ? undefined : query.traceTotals(tenant, [run.trace_id]),
+    ]);
+    return {
+      ...presentRunDetail(run, attachments, attachmentUrl(req, run.id)),
+      // what the LangSmith SDK reads (readRun, getRunUrl)
+      app_path: consolePath(run),
+      parent_run_ids: parentRunIds(run.dotted_order, run.id),
+      child_run_ids: children.get(run.id) ?? [],
+      feedback_stats: feedback.get(run.id) ?? {},
+      trace: totals ? traceSummary(run, totals.get(run.trace_id)) : null,
+    };
   });
 
   router.add(
@@ -146,19 +154,7 @@ export function queryRoutes(router: ApiRouter, deps: QueryDeps): void {
   );
 
   router.add({ method: "get", path: "/traces/:trace_id", tag: "Runs", summary: "A trace as a tree of runs, with its totals", uuidParams: ["trace_id"], response: Responses.TraceTree }, async ({ params, res }) => {
-    const tenant = tenantOf(res);
-    const rows = await query.traceRuns(tenant, params.trace_id!, TREE_LIMIT);
-    const totals = (await query.traceTotals(tenant, [params.trace_id!])).get(params.trace_id!);
-    type Node = PresentedRun & { children: Node[] };
-    const nodes = new Map<string, Node>(rows.map((r) => [r.id, { ...presentRun(r), children: [] }]));
-    const roots: Node[] = [];
-    for (const n of nodes.values()) {
-      const parent = n.parent_run_id ? nodes.get(n.parent_run_id) : undefined;
-      if (parent) parent.children.push(n);
-      else roots.push(n); // the root, or a run whose parent has not arrived yet
-    }
-    const root = roots.find((r) => !r.parent_run_id) ?? roots[0]!;
-    return { trace_id: params.trace_id, project_id: root.project_id, root_run_id: root.id, totals: traceSummary(root, totals), runs: roots };
+    return traceTree(query, tenantOf(res), params.trace_id!);
   });
 
   router.add({ method: "get", path: "/model-prices", tag: "Model prices", summary: "The price table: this tenant's entries, then the defaults", response: Responses.ModelPriceList }, async ({ res }) => ({

@@ -21,7 +21,8 @@ export const Health = z.object({ ok: z.literal(true) }).meta({ id: "Health" });
 /** `GET /info`: what the LangSmith SDKs read to configure their batching. */
 export const ServerInfo = z
   .object({
-    version: z.string(),
+    version: z.string().describe("The LangSmith API version answered (the SDK checks it)"),
+    berth_version: z.string(),
     license_expiration_time: z.null(),
     tenant_handle: z.null(),
     batch_ingest_config: z.object({
@@ -66,7 +67,12 @@ export const StatsTotals = z
   })
   .meta({ id: "StatsTotals" });
 
-export const ProjectStats = StatsTotals.extend({ last_run_start_time: timestamp.nullable() }).meta({ id: "ProjectStats" });
+/** Per feedback key: how many, the mean score, and how often each value was given. */
+export const FeedbackStats = z
+  .record(z.string(), z.object({ n: z.number().int(), avg: z.number().nullable(), values: z.record(z.string(), z.number()) }))
+  .meta({ id: "FeedbackStats" });
+
+export const ProjectStats = StatsTotals.extend({ last_run_start_time: timestamp.nullable(), feedback_stats: FeedbackStats.optional() }).meta({ id: "ProjectStats" });
 
 export const StatsBucket = StatsTotals.extend({ start: timestamp.describe("Start of the bucket (UTC)") }).meta({ id: "StatsBucket" });
 
@@ -104,6 +110,9 @@ export const Project = z
     name: z.string(),
     description: z.string().nullable(),
     metadata: clientObject,
+    extra: clientObject,
+    end_time: timestamp.nullable(),
+    reference_dataset_id: uuid.nullable().describe("Experiments: the dataset they ran on"),
     created_at: timestamp,
     stats: ProjectStats.optional().describe("Absent in the answer to a create"),
   })
@@ -267,8 +276,16 @@ export const RunDetail = runFields
     reference_example_id: uuid.nullable(),
     attachments: z.array(Attachment),
     messages: RenderedMessages.nullable().describe("LLM runs only: the messages in the native format"),
+    // GET /runs/{id} only: what the LangSmith SDK reads
+    app_path: z.string().optional().describe("GET /runs/{id}: the run's page in the console (relative to its origin)"),
+    parent_run_ids: z.array(uuid).optional().describe("GET /runs/{id}: ancestors, root first"),
+    child_run_ids: z.array(uuid).optional().describe("GET /runs/{id}: direct children in execution order"),
+    feedback_stats: FeedbackStats.optional().describe("GET /runs/{id}: feedback on the run per key"),
+    trace: TraceTotals.nullable().optional().describe("GET /runs/{id} of a root run: the totals of its trace"),
   })
   .meta({ id: "RunDetail" });
+
+
 
 // ---------- threads ----------
 

@@ -4,6 +4,7 @@
  *   post.{run_id} / patch.{run_id}               the run (JSON) without its large fields
  *   post.{run_id}.{field} / patch.{run_id}.{field} inputs, outputs, events, extra, error, serialized
  *   attachment.{run_id}.{name}                    a file, with its content type
+ *   feedback.{feedback_id}                        a feedback (JSON), handed to the caller to store
  * The JS SDK sends JSON parts as files (Blob), Python as fields; both are accepted.
  */
 import type { Request } from "express";
@@ -17,6 +18,8 @@ export interface ParsedMultipart {
   attachments: IngestAttachment[];
   /** Parts that could not be used, as `{part, error}`. */
   errors: { run_id?: string; error: string }[];
+  /** `feedback.{id}` parts, parsed (the caller stores them once the runs are in). */
+  feedback: Record<string, unknown>[];
 }
 
 const FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized", "tags"]);
@@ -46,6 +49,7 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
   /** Runs whose own part could not be read: none of their parts is used (no nameless ghost run). */
   const broken = new Set<string>();
   const withOwnPart = new Set<string>();
+  const feedback: ParsedMultipart["feedback"] = [];
   const runFor = (kind: "post" | "patch", id: string) => {
     const key = `${kind}.${id}`;
     let r = runs.get(key);
@@ -62,7 +66,18 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
       attachments.push({ runId: id.toLowerCase(), name: rest.join(".") || "attachment", contentType: part.contentType || "application/octet-stream", data: part.data });
       continue;
     }
-    if (head === "feedback") continue; // feedback is not part of tracing storage
+    if (head === "feedback") {
+      let value: unknown;
+      try {
+        value = JSON.parse(part.data.toString("utf8"));
+      } catch (err) {
+        errors.push({ error: `feedback part "${part.name}" is not valid JSON: ${(err as Error).message}` });
+        continue;
+      }
+      if (value && typeof value === "object" && !Array.isArray(value)) feedback.push({ id, ...(value as Record<string, unknown>) });
+      else errors.push({ error: `feedback part "${part.name}" must be a JSON object` });
+      continue;
+    }
     if (head !== "post" && head !== "patch") {
       errors.push({ run_id: id, error: `unknown part "${part.name}"` });
       continue;
@@ -99,7 +114,7 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
     broken.add(key);
   }
   const ops: IngestOp[] = [...runs.entries()].filter(([key]) => !broken.has(key)).map(([, r]) => ({ kind: r.kind, raw: r.body, idHint: r.id }));
-  return { ops, attachments, errors };
+  return { ops, attachments, errors, feedback };
 }
 
 /** Field parts already read win over the same keys inside the run part. */

@@ -2,35 +2,17 @@
 import type pg from "pg";
 import { BadRequestError, NotFoundError } from "../../shared/errors.js";
 import { fromRow, type RunRow } from "../storage/runs.js";
+import { runConditions, type RunFilter } from "./conditions.js";
+export type { RunFilter };
 import { type Bucket, type RollupRow, statsOverTime, totalsOf } from "./stats.js";
-
-export interface RunFilter {
-  project_id?: string;
-  trace_id?: string;
-  parent_run_id?: string;
-  is_root?: boolean;
-  run_type?: string;
-  status?: string;
-  name?: string;
-  name_contains?: string;
-  model?: string;
-  trace_model?: string;
-  min_latency_ms?: number;
-  max_latency_ms?: number;
-  thread_id?: string;
-  start_time_gte?: string;
-  start_time_lte?: string;
-  metadata?: Record<string, string>;
-  limit: number;
-  cursor?: string;
-}
 
 /** Columns of list views: everything but the payloads. */
 const LIGHT = `tenant_id, id, project_id, trace_id, parent_run_id, dotted_order, name, run_type, status, start_time, end_time, error,
   jsonb_build_object('metadata', extra->'metadata') AS extra, tags, thread_id, model, provider, input_tokens, output_tokens, total_tokens,
   input_token_details, output_token_details, usage_estimated, input_cost, output_cost, total_cost, input_cost_details, output_cost_details,
-  cost_source, cost_reason, price_id, first_token_time, ttft_ms, problems, session_name, session_id,
+  cost_source, cost_reason, price_id, first_token_time, ttft_ms, problems, session_name, session_id, reference_example_id,
   to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start_time_exact`;
+const EXACT_START = `to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start_time_exact`;
 
 interface Cursor {
   t: string | null;
@@ -52,37 +34,15 @@ export class QueryService {
 
   /** Runs newest first, with a keyset cursor (stable under concurrent inserts). */
   async listRuns(tenantId: string, f: RunFilter): Promise<{ runs: RunRow[]; next_cursor: string | null }> {
-    const where = ["tenant_id = $1"];
-    const values: unknown[] = [tenantId];
+    const { where, values } = runConditions(tenantId, f);
     const add = (sql: string, v: unknown) => {
       values.push(v);
       where.push(sql.replace("?", `$${values.length}`));
     };
-    if (f.project_id) add("project_id = ?", f.project_id);
-    if (f.trace_id) add("trace_id = ?", f.trace_id);
-    if (f.parent_run_id) add("parent_run_id = ?", f.parent_run_id);
-    if (f.is_root === true) where.push("parent_run_id IS NULL");
-    if (f.is_root === false) where.push("parent_run_id IS NOT NULL");
-    if (f.run_type) add("run_type = ?", f.run_type);
-    if (f.status) add("status = ?", f.status);
-    if (f.name) add("name = ?", f.name);
-    if (f.name_contains) add("name ILIKE ?", `%${likeEscape(f.name_contains)}%`);
-    if (f.model) add("model = ?", f.model);
-    if (f.trace_model) {
-      // per candidate run, one probe of the (tenant_id, trace_id) index
-      add("EXISTS (SELECT 1 FROM tracing_runs m WHERE m.tenant_id = tracing_runs.tenant_id AND m.trace_id = tracing_runs.trace_id AND m.model = ?)", f.trace_model);
-    }
-    if (f.min_latency_ms !== undefined) add("end_time - start_time >= ?::float8 * interval '1 millisecond'", f.min_latency_ms);
-    if (f.max_latency_ms !== undefined) add("end_time - start_time <= ?::float8 * interval '1 millisecond'", f.max_latency_ms);
-    if (f.thread_id) add("thread_id = ?", f.thread_id);
-    if (f.start_time_gte) add("start_time >= ?", f.start_time_gte);
-    if (f.start_time_lte) add("start_time <= ?", f.start_time_lte);
-    for (const [k, v] of Object.entries(f.metadata ?? {})) {
-      values.push(k);
-      add(`extra->'metadata'->>$${values.length} = ?`, v);
-    }
-    // Keyset pages in (start_time DESC NULLS LAST, id DESC) order. A row comparison lets the
-    // index start right after the cursor; runs with no start yet come after all others.
+    // Keyset pages in (start_time DESC NULLS LAST, id DESC) order (ASC for oldest first). A row
+    // comparison lets the index start right after the cursor; runs with no start yet come last.
+    const asc = f.order === "asc";
+    const cmp = asc ? ">" : "<";
     let afterNulls = false;
     const base = [...where];
     const baseValues = [...values];
@@ -90,15 +50,17 @@ export class QueryService {
       const c = decodeCursor(f.cursor);
       if (c.t === null) {
         afterNulls = true;
-        add("start_time IS NULL AND id < ?", c.id);
+        add(`start_time IS NULL AND id ${cmp} ?`, c.id);
       } else {
         values.push(c.t);
-        add(`start_time IS NOT NULL AND (start_time, id) < ($${values.length}, ?)`, c.id);
+        add(`start_time IS NOT NULL AND (start_time, id) ${cmp} ($${values.length}, ?)`, c.id);
       }
     } else where.push("start_time IS NOT NULL");
+    const cols = f.full ? `*, ${EXACT_START}` : LIGHT;
+    const dir = asc ? "ASC" : "DESC";
     const page = async (w: string[], v: unknown[], limit: number) => {
       v = [...v, limit];
-      const { rows } = await this.pool.query(`SELECT ${LIGHT} FROM tracing_runs WHERE ${w.join(" AND ")} ORDER BY start_time DESC NULLS LAST, id DESC LIMIT $${v.length}`, v);
+      const { rows } = await this.pool.query(`SELECT ${cols} FROM tracing_runs WHERE ${w.join(" AND ")} ORDER BY start_time ${dir} NULLS LAST, id ${dir} LIMIT $${v.length}`, v);
       return rows;
     };
     let rows = await page(where, values, f.limit + 1);
@@ -110,6 +72,65 @@ export class QueryService {
     // the cursor keeps Postgres's microseconds: a JS Date's milliseconds would skip runs
     const last = rows[f.limit - 1] as { start_time_exact: string | null; id: string } | undefined;
     return { runs, next_cursor: rows.length > f.limit && last ? encodeCursor({ t: last.start_time_exact, id: last.id }) : null };
+  }
+
+  /** Ids of runs' direct children, in execution order (LangSmith's `child_run_ids`). */
+  async childRunIds(tenantId: string, runIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(runIds.map((id) => [id, []]));
+    if (!runIds.length) return out;
+    const { rows } = await this.pool.query<{ id: string; parent_run_id: string }>(
+      "SELECT id, parent_run_id FROM tracing_runs WHERE tenant_id = $1 AND parent_run_id = ANY($2::uuid[]) ORDER BY dotted_order NULLS LAST, start_time, id",
+      [tenantId, runIds],
+    );
+    for (const r of rows) out.get(r.parent_run_id)?.push(r.id);
+    return out;
+  }
+
+  /**
+   * Aggregates over the runs a filter selects (LangSmith's `POST /runs/stats`): counts, tokens,
+   * cost, latency and time-to-first-token percentiles (seconds, as LangSmith reports them).
+   * Tokens and cost count LLM runs only: a chain repeating its child's usage is not counted twice.
+   */
+  async runStats(tenantId: string, f: Omit<RunFilter, "limit">) {
+    const { where, values } = runConditions(tenantId, f);
+    const { rows } = await this.pool.query(
+      `SELECT count(*) AS run_count,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch from end_time - start_time)) AS latency_p50,
+         percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch from end_time - start_time)) AS latency_p99,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch from first_token_time - start_time)) AS first_token_p50,
+         percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch from first_token_time - start_time)) AS first_token_p99,
+         coalesce(sum(total_tokens) FILTER (WHERE run_type = 'llm'), 0) AS total_tokens,
+         coalesce(sum(input_tokens) FILTER (WHERE run_type = 'llm'), 0) AS prompt_tokens,
+         coalesce(sum(output_tokens) FILTER (WHERE run_type = 'llm'), 0) AS completion_tokens,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY total_tokens) FILTER (WHERE run_type = 'llm') AS median_tokens,
+         sum(total_cost) FILTER (WHERE run_type = 'llm') AS total_cost, sum(input_cost) FILTER (WHERE run_type = 'llm') AS prompt_cost,
+         sum(output_cost) FILTER (WHERE run_type = 'llm') AS completion_cost,
+         count(*) FILTER (WHERE status = 'error' OR error IS NOT NULL) AS error_count,
+         count(*) FILTER (WHERE first_token_time IS NOT NULL) AS streaming_count,
+         max(start_time) AS last_run_start_time
+       FROM tracing_runs WHERE ${where.join(" AND ")}`,
+      values,
+    );
+    const r = rows[0]!;
+    const n = Number(r.run_count);
+    const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+    return {
+      run_count: n,
+      latency_p50: num(r.latency_p50),
+      latency_p99: num(r.latency_p99),
+      first_token_p50: num(r.first_token_p50),
+      first_token_p99: num(r.first_token_p99),
+      total_tokens: Number(r.total_tokens),
+      prompt_tokens: Number(r.prompt_tokens),
+      completion_tokens: Number(r.completion_tokens),
+      median_tokens: num(r.median_tokens),
+      total_cost: num(r.total_cost),
+      prompt_cost: num(r.prompt_cost),
+      completion_cost: num(r.completion_cost),
+      error_rate: n ? Number(r.error_count) / n : null,
+      streaming_rate: n ? Number(r.streaming_count) / n : null,
+      last_run_start_time: r.last_run_start_time ? new Date(r.last_run_start_time).toISOString() : null,
+    };
   }
 
   /** Per-trace totals (LLM runs only, so parents repeating usage are not counted twice). */
@@ -269,11 +290,6 @@ export class QueryService {
     const rows = await this.rollups([projectId], start, end);
     return statsOverTime(rows, rows, start, end, bucket);
   }
-}
-
-/** A LIKE pattern matching `s` literally (backslash is Postgres's default LIKE escape). */
-function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** Postgres int[] text ("{1,0,3}") → numbers. */

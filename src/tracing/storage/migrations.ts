@@ -139,4 +139,41 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_runs_pending_age ON tracing_runs ((coalesce(start_time, created_at))) WHERE status = 'pending';
     `,
   },
+  {
+    name: "LangSmith API: feedback, run shares, project end time and extra",
+    sql: `
+      -- LangSmith's session fields a client may set (updateProject) besides name and description.
+      ALTER TABLE tracing_projects ADD COLUMN end_time timestamptz, ADD COLUMN extra jsonb NOT NULL DEFAULT '{}', ADD COLUMN reference_dataset_id uuid;
+
+      -- Feedback on runs (or on a project). project_id is set when the run is known, so a
+      -- project's delete takes its feedback and project stats aggregate it.
+      CREATE TABLE tracing_feedback (
+        id uuid PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        run_id uuid,
+        trace_id uuid,
+        project_id uuid REFERENCES tracing_projects (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        score double precision,
+        value jsonb,
+        comment text,
+        correction jsonb,
+        feedback_source jsonb,
+        comparative_experiment_id uuid,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        modified_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX tracing_feedback_run ON tracing_feedback (tenant_id, run_id);
+      CREATE INDEX tracing_feedback_project ON tracing_feedback (project_id, key);
+
+      -- Public read-only links to a trace: the token is the whole credential.
+      CREATE TABLE tracing_run_shares (
+        share_token uuid PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        run_id uuid NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (tenant_id, run_id)
+      );
+    `,
+  },
 ];

@@ -9,7 +9,19 @@ export interface Project {
   name: string;
   description: string | null;
   metadata: Record<string, unknown>;
+  /** LangSmith session fields: extra (besides metadata), end time, the dataset of an experiment. */
+  extra: Record<string, unknown>;
+  end_time: string | null;
+  reference_dataset_id: string | null;
   created_at: string;
+}
+
+export interface ProjectUpdate {
+  name?: string | null;
+  description?: string | null;
+  metadata?: Record<string, unknown> | null;
+  extra?: Record<string, unknown> | null;
+  end_time?: string | null;
 }
 
 export const DEFAULT_PROJECT = "default";
@@ -58,11 +70,23 @@ export class ProjectStore {
     return Boolean(rowCount);
   }
 
-  async create(tenantId: string, input: { name: string; description?: string | null; metadata?: Record<string, unknown>; id?: string }): Promise<Project> {
+  async create(
+    tenantId: string,
+    input: { name: string; description?: string | null; metadata?: Record<string, unknown>; id?: string; extra?: Record<string, unknown> | null; reference_dataset_id?: string | null; end_time?: string | null },
+  ): Promise<Project> {
     const { rows } = await this.pool.query<Project>(
-      `INSERT INTO tracing_projects (id, tenant_id, name, description, metadata) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO tracing_projects (id, tenant_id, name, description, metadata, extra, reference_dataset_id, end_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`,
-      [input.id ?? randomUUID(), tenantId, input.name, input.description ?? null, JSON.stringify(input.metadata ?? {})],
+      [
+        input.id ?? randomUUID(),
+        tenantId,
+        input.name,
+        input.description ?? null,
+        JSON.stringify(input.metadata ?? {}),
+        JSON.stringify(input.extra ?? {}),
+        input.reference_dataset_id ?? null,
+        input.end_time ?? null,
+      ],
     );
     if (!rows[0]) throw new ConflictError(`a project named "${input.name}" already exists`);
     return iso(rows[0]);
@@ -79,13 +103,41 @@ export class ProjectStore {
     return rows[0] ? iso(rows[0]) : undefined;
   }
 
-  async list(tenantId: string, opts: { nameContains?: string; limit: number; offset: number }): Promise<Project[]> {
+  async list(tenantId: string, opts: { nameContains?: string; ids?: string[]; referenceDatasetId?: string; referenceFree?: boolean; limit: number; offset: number }): Promise<Project[]> {
     const { rows } = await this.pool.query<Project>(
       `SELECT * FROM tracing_projects WHERE tenant_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
+         AND ($5::uuid[] IS NULL OR id = ANY($5)) AND ($6::uuid IS NULL OR reference_dataset_id = $6)
+         AND ($7::boolean IS NULL OR (reference_dataset_id IS NULL) = $7)
        ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`,
-      [tenantId, opts.nameContains ?? null, opts.limit, opts.offset],
+      [tenantId, opts.nameContains ?? null, opts.limit, opts.offset, opts.ids ?? null, opts.referenceDatasetId ?? null, opts.referenceFree ?? null],
     );
     return rows.map(iso);
+  }
+
+  /** Change the fields given (LangSmith's updateProject sends every field, null for "unchanged"). */
+  async update(tenantId: string, id: string, patch: ProjectUpdate): Promise<Project> {
+    const sets: string[] = [];
+    const values: unknown[] = [tenantId, id];
+    const set = (col: string, v: unknown) => {
+      values.push(v);
+      sets.push(`${col} = $${values.length}`);
+    };
+    if (patch.name) set("name", patch.name);
+    if (patch.description !== undefined && patch.description !== null) set("description", patch.description);
+    if (patch.metadata) set("metadata", JSON.stringify(patch.metadata));
+    if (patch.extra) set("extra", JSON.stringify(patch.extra));
+    if (patch.end_time) set("end_time", patch.end_time);
+    if (!sets.length) return this.get(tenantId, id);
+    let rows: Project[];
+    try {
+      ({ rows } = await this.pool.query<Project>(`UPDATE tracing_projects SET ${sets.join(", ")} WHERE tenant_id = $1 AND id = $2 RETURNING *`, values));
+    } catch (err) {
+      if ((err as { code?: string }).code === "23505") throw new ConflictError(`a project named "${patch.name}" already exists`);
+      throw err;
+    }
+    if (!rows[0]) throw new NotFoundError(`Project ${id} not found.`);
+    for (const [k, v] of this.byName) if (v === id) this.byName.delete(k); // renamed
+    return iso(rows[0]);
   }
 
   /** Delete a project with its runs and rollups (attachments go with their runs' tenant rows). */
@@ -112,5 +164,5 @@ export class ProjectStore {
 }
 
 function iso(p: Project): Project {
-  return { ...p, created_at: new Date(p.created_at).toISOString() };
+  return { ...p, created_at: new Date(p.created_at).toISOString(), end_time: p.end_time ? new Date(p.end_time).toISOString() : null };
 }

@@ -1,0 +1,44 @@
+/**
+ * Shared runs, read without a key: the share token is the credential. `GET /public/{token}/run`
+ * answers the shared run in LangSmith's schema (what the SDK's shared-run readers expect) and
+ * `GET /public/{token}/trace` its trace as a tree, which the console's shared-trace page renders.
+ * Unknown or revoked tokens answer 404; nothing else of the tenant is reachable from a token.
+ */
+import { NotFoundError } from "../../shared/errors.js";
+import type { ApiRouter } from "../../shared/http.js";
+import { langsmithRun } from "../query/langsmith-run.js";
+import type { QueryService } from "../query/service.js";
+import type { FeedbackStore } from "../storage/feedback.js";
+import type { ShareStore } from "../storage/shares.js";
+import * as Responses from "./response-schemas.js";
+import { traceTree } from "./trace-tree.js";
+import { z } from "zod";
+
+export interface PublicDeps {
+  query: QueryService;
+  shares: ShareStore;
+  feedback: FeedbackStore;
+}
+
+export function publicRoutes(router: ApiRouter, deps: PublicDeps): void {
+  const open = async (token: string) => {
+    const share = await deps.shares.resolve(token);
+    if (!share) throw new NotFoundError("This link is not shared (or no longer).");
+    return { share, run: await deps.query.getRun(share.tenant_id, share.run_id) };
+  };
+  router.add(
+    { method: "get", path: "/public/:share_token/run", tag: "Sharing", summary: "A shared run (no key needed)", uuidParams: ["share_token"], response: z.looseObject({ id: z.guid() }) },
+    async ({ params }) => {
+      const { share, run } = await open(params.share_token!);
+      const [children, stats] = await Promise.all([deps.query.childRunIds(share.tenant_id, [run.id]), deps.feedback.statsByRun(share.tenant_id, [run.id])]);
+      return langsmithRun(run, { child_run_ids: children.get(run.id), feedback_stats: stats.get(run.id) ?? {}, share_token: params.share_token });
+    },
+  );
+  router.add(
+    { method: "get", path: "/public/:share_token/trace", tag: "Sharing", summary: "The shared run's trace as a tree (no key needed)", uuidParams: ["share_token"], response: Responses.TraceTree.extend({ shared_run_id: z.guid() }) },
+    async ({ params }) => {
+      const { share, run } = await open(params.share_token!);
+      return { ...(await traceTree(deps.query, share.tenant_id, run.trace_id)), shared_run_id: run.id };
+    },
+  );
+}

@@ -1,0 +1,296 @@
+/**
+ * LangSmith's run filter language (`filter`, `trace_filter`, `tree_filter` of `POST /runs/query`),
+ * the common part of it: `and`, `or`, `not`; comparators `eq`, `neq`, `gt`, `gte`, `lt`, `lte`,
+ * `has`, `in`, `search`; run fields, `latency` (seconds), `tags`, `metadata_key`/`metadata_value`
+ * and `feedback_key`/`feedback_score` (a key and a value/score inside one `and` refer to the same
+ * pair, as in LangSmith). Parsed here (pure) and compiled to SQL over `tracing_runs` with bound
+ * parameters; anything else is a 400 naming what and where.
+ */
+import { BadRequestError } from "../../shared/errors.js";
+
+export type FilterValue = string | number | boolean | null | FilterValue[];
+export type FilterNode = { fn: string; args: (FilterNode | FilterArg)[]; at: number };
+export type FilterArg = { value: FilterValue } | { field: string; at: number };
+
+const MAX_DEPTH = 32;
+
+class FilterSyntaxError extends BadRequestError {}
+
+function fail(source: string, at: number, msg: string): never {
+  throw new FilterSyntaxError(`invalid filter expression ${JSON.stringify(source)}: ${msg} at position ${at}`);
+}
+
+/** Parse an expression such as `and(eq(run_type, "llm"), gt(latency, 2))`. */
+export function parseFilter(source: string): FilterNode {
+  let i = 0;
+  let depth = 0;
+  const ws = () => {
+    while (i < source.length && /\s/.test(source[i]!)) i++;
+  };
+  const ident = () => {
+    const m = /^[A-Za-z_][\w.]*/.exec(source.slice(i));
+    if (!m) fail(source, i, "expected a name");
+    i += m[0].length;
+    return m[0];
+  };
+  const value = (): FilterNode | FilterArg => {
+    ws();
+    const at = i;
+    const c = source[i];
+    if (c === '"' || c === "'") {
+      let out = "";
+      i++;
+      while (i < source.length && source[i] !== c) {
+        if (source[i] === "\\" && i + 1 < source.length) i++;
+        out += source[i++];
+      }
+      if (i >= source.length) fail(source, at, "unterminated string");
+      i++;
+      return { value: out };
+    }
+    if (c === "[") {
+      i++;
+      const items: FilterValue[] = [];
+      ws();
+      if (source[i] === "]") {
+        i++;
+        return { value: items };
+      }
+      for (;;) {
+        const v = value();
+        if (!("value" in v)) fail(source, at, "a list holds strings and numbers only");
+        items.push(v.value);
+        ws();
+        if (source[i] === ",") i++;
+        else if (source[i] === "]") {
+          i++;
+          return { value: items };
+        } else fail(source, i, "expected , or ]");
+      }
+    }
+    const num = /^-?\d+(\.\d+)?([eE][-+]?\d+)?/.exec(source.slice(i));
+    if (num) {
+      i += num[0].length;
+      return { value: Number(num[0]) };
+    }
+    const name = ident();
+    ws();
+    if (source[i] === "(") return call(name, at);
+    if (name === "null" || name === "None") return { value: null };
+    if (name === "true" || name === "True") return { value: true };
+    if (name === "false" || name === "False") return { value: false };
+    return { field: name, at };
+  };
+  const call = (fn: string, at: number): FilterNode => {
+    // a deeper expression is no real query, and would exhaust the database's stack as SQL
+    if (++depth > MAX_DEPTH) fail(source, at, `nested deeper than ${MAX_DEPTH} calls`);
+    i++; // (
+    const args: (FilterNode | FilterArg)[] = [];
+    ws();
+    if (source[i] === ")") {
+      i++;
+      depth--;
+      return { fn, args, at };
+    }
+    for (;;) {
+      args.push(value());
+      ws();
+      if (source[i] === ",") i++;
+      else if (source[i] === ")") {
+        i++;
+        depth--;
+        return { fn, args, at };
+      } else fail(source, i, i >= source.length ? "unexpected end (missing \")\"?)" : `unexpected ${JSON.stringify(source[i])}`);
+    }
+  };
+  ws();
+  const at = i;
+  const root = value();
+  ws();
+  if (i < source.length) fail(source, i, `unexpected ${JSON.stringify(source.slice(i, i + 10))}`);
+  if (!("fn" in root)) fail(source, at, "expected a function call such as eq(name, \"x\")");
+  return root;
+}
+
+/** Adds a bound parameter and returns its placeholder (`$n`). */
+export type Bind = (v: unknown) => string;
+
+const COMPARE: Record<string, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
+
+/** Run fields the language names, as SQL over alias `a` (with the type a literal is cast to). */
+function column(a: string, field: string): { sql: string; cast: string } | undefined {
+  switch (field) {
+    case "id":
+    case "trace_id":
+    case "parent_run_id":
+    case "reference_example_id":
+      return { sql: `${a}.${field}`, cast: "uuid" };
+    case "session_id":
+    case "project_id":
+      return { sql: `${a}.project_id`, cast: "uuid" };
+    case "name":
+    case "run_type":
+    case "status":
+    case "error":
+    case "thread_id":
+    case "model":
+    case "provider":
+    case "dotted_order":
+      return { sql: `${a}.${field}`, cast: "text" };
+    case "start_time":
+    case "end_time":
+    case "first_token_time":
+      return { sql: `${a}.${field}`, cast: "timestamptz" };
+    case "latency":
+      return { sql: `extract(epoch from (${a}.end_time - ${a}.start_time))`, cast: "float8" };
+    case "total_tokens":
+      return { sql: `${a}.total_tokens`, cast: "float8" };
+    case "prompt_tokens":
+      return { sql: `${a}.input_tokens`, cast: "float8" };
+    case "completion_tokens":
+      return { sql: `${a}.output_tokens`, cast: "float8" };
+    case "total_cost":
+      return { sql: `${a}.total_cost`, cast: "numeric" };
+    case "prompt_cost":
+      return { sql: `${a}.input_cost`, cast: "numeric" };
+    case "completion_cost":
+      return { sql: `${a}.output_cost`, cast: "numeric" };
+    case "is_root":
+      return { sql: `(${a}.parent_run_id IS NULL)`, cast: "boolean" };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * SQL (a boolean expression over the runs table under alias `a`) for a parsed filter.
+ * `source` is only for error messages.
+ */
+export function compileFilter(node: FilterNode, a: string, bind: Bind, source: string): string {
+  const isNode = (x: FilterNode | FilterArg): x is FilterNode => "fn" in x;
+  const fieldOf = (n: FilterNode, x: FilterNode | FilterArg | undefined): string => {
+    if (!x || isNode(x) || !("field" in x)) fail(source, n.at, `${n.fn}() takes a field name first`);
+    return x.field;
+  };
+  const valueOf = (n: FilterNode, x: FilterNode | FilterArg | undefined): FilterValue => {
+    if (!x || isNode(x) || !("value" in x)) fail(source, n.at, `${n.fn}() takes a value second`);
+    return x.value;
+  };
+  const literal = (n: FilterNode, v: FilterValue, cast: string) => {
+    if (Array.isArray(v)) fail(source, n.at, `${n.fn}() compares with one value, not a list`);
+    if (cast === "timestamptz" && (typeof v !== "string" || Number.isNaN(Date.parse(v)))) fail(source, n.at, `${JSON.stringify(v)} is not an ISO 8601 time`);
+    if ((cast === "float8" || cast === "numeric") && typeof v !== "number") fail(source, n.at, `${JSON.stringify(v)} is not a number`);
+    if (cast === "uuid" && (typeof v !== "string" || !/^[0-9a-f-]{36}$/i.test(v))) fail(source, n.at, `${JSON.stringify(v)} is not a UUID`);
+    return `${bind(cast === "boolean" ? Boolean(v) : v)}::${cast}`;
+  };
+  const feedback = (conds: string[]) => `EXISTS (SELECT 1 FROM tracing_feedback f WHERE f.tenant_id = ${a}.tenant_id AND f.run_id = ${a}.id${conds.map((c) => ` AND ${c}`).join("")})`;
+  const metadata = (key: FilterValue | undefined, op: string | undefined, value: FilterValue | undefined) => {
+    if (key !== undefined && op) return `${a}.extra->'metadata'->>${bind(String(key))} ${op} ${bind(String(value))}`;
+    if (key !== undefined) return `${a}.extra->'metadata' ? ${bind(String(key))}`;
+    return `EXISTS (SELECT 1 FROM jsonb_each_text(coalesce(${a}.extra->'metadata', '{}'::jsonb)) m WHERE m.value ${op ?? "="} ${bind(String(value))})`;
+  };
+
+  const compile = (n: FilterNode): string => {
+    const fn = n.fn.toLowerCase();
+    if (fn === "and" || fn === "or") {
+      if (!n.args.length) fail(source, n.at, `${fn}() needs at least one condition`);
+      const parts: string[] = [];
+      const children = n.args.map((x) => (isNode(x) ? x : fail(source, n.at, `${fn}() takes conditions, not values`)));
+      if (fn === "and") {
+        // key + value (or score) in one and() refer to the same metadata pair / feedback
+        const pick = (field: string) => children.filter((c) => c.args[0] && !isNode(c.args[0]) && "field" in c.args[0] && c.args[0].field === field);
+        const fbKey = pick("feedback_key").filter((c) => c.fn === "eq");
+        const fbScore = pick("feedback_score");
+        const mdKey = pick("metadata_key").filter((c) => c.fn === "eq");
+        const mdValue = pick("metadata_value").filter((c) => c.fn === "eq" || c.fn === "neq");
+        const used = new Set<FilterNode>();
+        if (fbKey.length === 1 && fbScore.length) {
+          const conds = [`f.key = ${bind(String(valueOf(fbKey[0]!, fbKey[0]!.args[1])))}`];
+          for (const s of fbScore) {
+            const op = COMPARE[s.fn];
+            if (!op) fail(source, s.at, `${s.fn}() does not apply to feedback_score`);
+            conds.push(`f.score ${op} ${literal(s, valueOf(s, s.args[1]), "float8")}`);
+            used.add(s);
+          }
+          used.add(fbKey[0]!);
+          parts.push(feedback(conds));
+        }
+        if (mdKey.length === 1 && mdValue.length === 1) {
+          const v = mdValue[0]!;
+          parts.push(metadata(valueOf(mdKey[0]!, mdKey[0]!.args[1]), COMPARE[v.fn], valueOf(v, v.args[1])));
+          used.add(mdKey[0]!).add(v);
+        }
+        for (const c of children) if (!used.has(c)) parts.push(compile(c));
+      } else for (const c of children) parts.push(compile(c));
+      return `(${parts.join(fn === "and" ? " AND " : " OR ")})`;
+    }
+    if (fn === "not") {
+      const inner = n.args[0];
+      if (n.args.length !== 1 || !inner || !isNode(inner)) fail(source, n.at, "not() takes one condition");
+      return `(NOT coalesce(${compile(inner)}, false))`;
+    }
+    if (fn === "search") {
+      const term = valueOf(n, n.args.length === 1 ? n.args[0] : n.args[1]);
+      if (typeof term !== "string" || !term) fail(source, n.at, "search() takes a non-empty string");
+      const p = bind(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      return `(${a}.name ILIKE ${p} OR ${a}.error ILIKE ${p} OR ${a}.inputs::text ILIKE ${p} OR ${a}.outputs::text ILIKE ${p})`;
+    }
+    const field = fieldOf(n, n.args[0]);
+    if (n.args.length !== 2) fail(source, n.at, `${fn}() takes a field and a value`);
+    const v = valueOf(n, n.args[1]);
+    if (field === "tags") {
+      if (fn !== "has" && fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to tags (use has)`);
+      const sql = `${bind(String(v))} = ANY(coalesce(${a}.tags, '{}'))`;
+      return fn === "neq" ? `NOT (${sql})` : sql;
+    }
+    if (field === "feedback_key") {
+      if (fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to feedback_key`);
+      const sql = feedback([`f.key = ${bind(String(v))}`]);
+      return fn === "neq" ? `NOT ${sql}` : sql;
+    }
+    if (field === "feedback_score") {
+      const op = COMPARE[fn];
+      if (!op) fail(source, n.at, `${fn}() does not apply to feedback_score`);
+      return feedback([`f.score ${op} ${literal(n, v, "float8")}`]);
+    }
+    if (field === "metadata_key") {
+      if (fn !== "eq") fail(source, n.at, `${fn}() does not apply to metadata_key`);
+      return metadata(v, undefined, undefined);
+    }
+    if (field === "metadata_value") {
+      const op = COMPARE[fn];
+      if (fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to metadata_value`);
+      return metadata(undefined, op, v);
+    }
+    if (field.startsWith("metadata.")) {
+      const op = COMPARE[fn];
+      if (fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to metadata`);
+      return metadata(field.slice("metadata.".length), op, v);
+    }
+    const col = column(a, field);
+    if (!col) fail(source, n.args[0] && "at" in n.args[0] ? n.args[0].at : n.at, `unknown field ${JSON.stringify(field)}`);
+    if (fn === "in") {
+      if (!Array.isArray(v) || !v.length) fail(source, n.at, "in() takes a non-empty list");
+      return `${col.sql} IN (${v.map((x) => literal(n, x, col.cast)).join(", ")})`;
+    }
+    if (fn === "has") fail(source, n.at, `has() applies to tags, not ${field}`);
+    const op = COMPARE[fn];
+    if (!op) fail(source, n.at, `unknown function ${JSON.stringify(n.fn)}`);
+    if (v === null) {
+      if (fn === "eq") return `${col.sql} IS NULL`;
+      if (fn === "neq") return `${col.sql} IS NOT NULL`;
+      fail(source, n.at, `${fn}() cannot compare with null`);
+    }
+    if (fn === "neq") return `${col.sql} IS DISTINCT FROM ${literal(n, v, col.cast)}`;
+    return `${col.sql} ${op} ${literal(n, v, col.cast)}`;
+  };
+  return compile(node);
+}
+
+/** Parse and compile in one step; `kind` selects which runs the expression is tested on. */
+export function filterSql(source: string, kind: "run" | "trace" | "tree", bind: Bind): string {
+  const node = parseFilter(source);
+  if (kind === "run") return compileFilter(node, "tracing_runs", bind, source);
+  const inner = compileFilter(node, "t", bind, source);
+  return `EXISTS (SELECT 1 FROM tracing_runs t WHERE t.tenant_id = tracing_runs.tenant_id AND t.trace_id = tracing_runs.trace_id${kind === "trace" ? " AND t.parent_run_id IS NULL" : ""} AND ${inner})`;
+}
