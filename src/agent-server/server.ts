@@ -122,8 +122,10 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore),
-      auth: await createAuthenticator(settings, config, logger),
+      auth: await createAuthenticator(settings, config, logger, db),
     };
+    const auth = ctx.auth;
+    cleanups.push(async () => auth.close?.());
     const runs = new RunService(ctx);
 
     let server: Server | undefined;
