@@ -92,11 +92,12 @@ describe("agent server platform auth (deployment of the control plane)", () => {
       ["POST", "/a2a/chat", { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { role: "user", messageId: "m1", kind: "message", parts: [{ kind: "text", text: "hi" }] } } }],
     ];
     for (const [method, path, body] of routes) {
-      for (const headers of [{}, { "x-api-key": "berth_not-a-key-of-anyone-0000" }, { authorization: "Bearer berth_not-a-key-0000000000" }]) {
+      const attempts: Record<string, string>[] = [{}, { "x-api-key": "berth_not-a-key-of-anyone-0000" }, { authorization: "Bearer berth_not-a-key-0000000000" }];
+      for (const headers of attempts) {
         const res = await fetch(`${agent.url}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
         expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
         expect(res.headers.get("www-authenticate")).toMatch(/X-Api-Key/);
-        expect(typeof (await res.json()).detail).toBe("string");
+        expect(typeof (await res.json() as any).detail).toBe("string");
       }
     }
     // nothing was created by the refused requests
@@ -117,7 +118,7 @@ describe("agent server platform auth (deployment of the control plane)", () => {
     expect(await status(CP_KEY, "/threads/search", "bearer")).toBe(200);
     const a2a = await post(agent.url, "/a2a/chat", { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: randomUUID() } }, { "x-api-key": CP_KEY });
     expect(a2a.status).toBe(200);
-    expect((await a2a.json()).jsonrpc).toBe("2.0");
+    expect((await a2a.json() as any).jsonrpc).toBe("2.0");
   });
 
   it("refuses another tenant's key, the deployment's tracing key and its own platform-auth credential", async () => {
@@ -131,7 +132,7 @@ describe("agent server platform auth (deployment of the control plane)", () => {
     // and the credential opens nothing else of the control plane
     expect((await fetch(`${cp.url}/v2/deployments`, { headers: { "x-api-key": deploymentKey } })).status).toBe(403);
     expect((await fetch(`${cp.url}/v2/api-keys`, { headers: { "x-api-key": deploymentKey } })).status).toBe(403);
-    const snap = await (await fetch(`${cp.url}${platformKeysPath(deploymentId)}`, { headers: { "x-api-key": deploymentKey } })).json();
+    const snap: any = await (await fetch(`${cp.url}${platformKeysPath(deploymentId)}`, { headers: { "x-api-key": deploymentKey } })).json();
     expect(snap.tenant_id).toBe(A);
     expect(JSON.stringify(snap)).not.toContain(CP_KEY);
   });
@@ -149,7 +150,7 @@ describe("agent server platform auth (deployment of the control plane)", () => {
   it("keeps /ok, /info and agent cards open; /info says platform auth, never a secret", async () => {
     expect((await fetch(`${agent.url}/ok`)).status).toBe(200);
     expect((await fetch(`${agent.url}/a2a/chat/.well-known/agent-card.json`)).status).toBe(200);
-    const info = await (await fetch(`${agent.url}/info`)).json();
+    const info: any = await (await fetch(`${agent.url}/info`)).json();
     expect(info.auth).toMatchObject({ mode: "platform", tenant_id: A, refresh: { every_seconds: 1 }, jwt: true, keys: { count: expect.any(Number), age_seconds: expect.any(Number) } });
     const text = JSON.stringify(info);
     for (const secret of [deploymentKey, CP_KEY]) expect(text).not.toContain(secret);
@@ -190,7 +191,7 @@ describe("agent server platform auth (deployment of the control plane)", () => {
     await cp.api("DELETE", `/v2/api-keys/${created.body.id}`);
     await eventually(async () => (await status(doomed)) === 401);
     await cp.close();
-    await eventually(async () => (await (await fetch(`${agent.url}/info`)).json()).auth.refresh.failing === true);
+    await eventually(async () => (await (await fetch(`${agent.url}/info`)).json() as any).auth.refresh.failing === true);
     expect(await status(CP_KEY)).toBe(200);
     expect(await status(doomed)).toBe(401);
 
@@ -200,7 +201,7 @@ describe("agent server platform auth (deployment of the control plane)", () => {
     expect((await client.threads.search({ limit: 100 })).length).toBeGreaterThan(0);
     expect(await status(doomed)).toBe(401);
     expect(await status(undefined)).toBe(401);
-    expect((await (await fetch(`${agent.url}/info`)).json()).auth.keys.source).toBe("database");
+    expect((await (await fetch(`${agent.url}/info`)).json() as any).auth.keys.source).toBe("database");
   });
 });
 
@@ -218,7 +219,7 @@ describe("berth serve with keys given by hand", () => {
     expect(await s({})).toBe(401);
     expect(await s({ "x-api-key": K1 })).toBe(200);
     expect(await s({ authorization: `Bearer ${K2}` })).toBe(200);
-    const info = await (await fetch(`${server.url}/info`)).json();
+    const info: any = await (await fetch(`${server.url}/info`)).json();
     expect(info.auth).toEqual({ mode: "platform", static_keys: 2 });
     // three guesses from one client (as the local proxy forwards it) lock that client out, not another
     for (let i = 0; i < 3; i++) expect(await s({ "x-api-key": `guess-${i}-000000000000000`, "x-forwarded-for": "203.0.113.7" })).toBe(401);
