@@ -50,7 +50,7 @@ describe("berth dev: deployments require a key of their tenant", () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    expect((await api("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}?wait=120`)).body.status).toBe("DEPLOYED");
+    expect((await api("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}?wait=300`)).body.status).toBe("DEPLOYED");
     const url = (await api("GET", `/v2/deployments/${id}`)).body.source_config.custom_url as string;
     const status = async (key?: string) =>
       (await fetch(`${url}/threads/search`, { method: "POST", headers: { "content-type": "application/json", ...(key ? { "x-api-key": key } : {}) }, body: "{}" })).status;
@@ -91,5 +91,5 @@ describe("berth dev: deployments require a key of their tenant", () => {
     expect((await api("DELETE", `/v2/deployments/${id}`)).status).toBe(204);
     await eventually(async () => (await api("GET", `/v2/deployments/${id}`)).status === 404, 60_000);
     expect((await api("GET", `/v2/deployments/${id}/platform-auth/keys`, undefined, authKey)).status).toBe(401);
-  }, 300_000);
+  }, 600_000);
 });
