@@ -86,7 +86,7 @@ export class PlatformAuthenticator implements RequestAuthenticator {
       await store.setup();
       const kept = await store.load(config.tenantId);
       a.snapshot = newerSnapshot(kept, config.initialSnapshot);
-      a.snapshotSource = a.snapshot === kept ? "database" : "environment";
+      a.snapshotSource = !a.snapshot ? undefined : a.snapshot === kept ? "database" : "environment";
       if (a.snapshot && a.snapshotSource === "environment") await store.save(a.snapshot);
       if (config.refresh && deps.refresh) {
         a.refresher = new SnapshotRefresher({ ...config.refresh, tenantId: config.tenantId, logger: deps.logger, onSnapshot: (s) => a.accept(s) });
