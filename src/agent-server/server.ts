@@ -134,8 +134,10 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       events: new EventStore(db.pool, !db.embedded),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore, assistants),
-      auth: options.authenticator ?? (await createAuthenticator(settings, config, logger)),
+      auth: options.authenticator ?? (await createAuthenticator(settings, config, logger, db)),
     };
+    const auth = ctx.auth;
+    cleanups.push(async () => auth.close?.());
     const runs = new RunService(ctx);
 
     let server: Server | undefined;

@@ -22,6 +22,8 @@ interface ServeFlags {
   dataDir?: string;
   nJobsPerWorker?: string;
   logLevel?: string;
+  apiKey?: string;
+  apiKeysFile?: string;
 }
 
 function settingsFrom(flags: ServeFlags, serveHttp: boolean): AgentServerSettings {
@@ -33,6 +35,8 @@ function settingsFrom(flags: ServeFlags, serveHttp: boolean): AgentServerSetting
       dataDir: flags.dataDir,
       jobsPerWorker: flags.nJobsPerWorker,
       logLevel: flags.logLevel,
+      apiKey: flags.apiKey,
+      apiKeysFile: flags.apiKeysFile,
       serveHttp,
     },
     process.env,
@@ -139,7 +143,9 @@ common(
     .command("serve")
     .description("Run an agent server: the HTTP API and queue workers (embedded PGlite unless DATABASE_URI is set)")
     .option("-p, --port <n>", "port (env PORT, default 8123)")
-    .option("--host <addr>", "address to bind (env HOST, default 127.0.0.1)"),
+    .option("--host <addr>", "address to bind (env HOST, default 127.0.0.1)")
+    .option("--api-key <keys>", "require one of these keys (comma-separated, 16+ characters each) in X-Api-Key or Authorization: Bearer (env BERTH_API_KEY; default: no key, loopback only)")
+    .option("--api-keys-file <file>", "require one of the keys in this file, one a line (env BERTH_API_KEYS_FILE)"),
 ).action((flags: ServeFlags) => run(flags, true));
 
 common(program.command("worker").description("Run queue workers only (needs DATABASE_URI; REDIS_URI recommended)")).action((flags: ServeFlags) =>

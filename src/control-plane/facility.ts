@@ -38,6 +38,8 @@ export interface ControlPlane {
   listeners: ListenerStore;
   integrations: IntegrationStore;
   auth: AuthService;
+  /** How bearer JWTs are verified (deployments get the public part, to verify them too). */
+  jwt?: JwtSettings;
 }
 
 /** The configured keys; the embedded mode generates one on first start and keeps it beside its data. */
@@ -82,5 +84,5 @@ export async function openControlPlane(pool: pg.Pool, options: ControlPlaneOptio
       await pool.query("SELECT 1");
     },
   });
-  return { router, deployments, listeners, integrations, auth };
+  return { router, deployments, listeners, integrations, auth, jwt: options.jwt };
 }

@@ -146,6 +146,8 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
         dataDir: settings.dataDir,
         // each deployment gets a key of its own tenant, for its traces only (never the admin key)
         tracing: { endpoint: `${url}/tracing`, auth: controlPlane.auth },
+        // each deployment's agent server requires a key of its tenant, checked against hashes from here
+        platformAuth: { auth: controlPlane.auth, controlPlaneUrl: url, refreshSeconds: settings.authRefreshSeconds, jwt: controlPlane.jwt },
         deadlineMs: settings.deployDeadlineSeconds * 1000,
         logger,
         deployer: options.deployer,
@@ -164,6 +166,8 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
         listeners: controlPlane.listeners,
         integrations: controlPlane.integrations,
         auth: controlPlane.auth,
+        authRefreshSeconds: settings.authRefreshSeconds,
+        jwt: controlPlane.jwt,
         rest,
         defaultNamespace: settings.k8sDefaultNamespace,
         watchNamespaces: settings.k8sNamespaces?.split(",").map((s) => s.trim()).filter(Boolean),

@@ -29,6 +29,8 @@ export const controlPlaneSettingsSchema = z.object({
   /** Failed authentication attempts per client and window before 429 (0: no limit). */
   authMaxFailures: int(0, 1_000_000).optional(),
   authFailureWindowSeconds: int(1, 86_400).optional(),
+  /** How often deployments refresh their tenant's key snapshot: how long a revoked key may still open them. */
+  authRefreshSeconds: int(1, 86_400).optional(),
   /** Seconds a revision may take to become healthy before DEPLOY_FAILED. */
   deployDeadlineSeconds: z.coerce.number().positive("must be positive"),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
@@ -108,6 +110,7 @@ export const CONTROL_PLANE_ENV_NAMES: Record<keyof z.output<typeof controlPlaneS
   authMode: ["BERTH_AUTH_MODE"],
   authMaxFailures: ["BERTH_AUTH_MAX_FAILURES"],
   authFailureWindowSeconds: ["BERTH_AUTH_FAILURE_WINDOW_SECONDS"],
+  authRefreshSeconds: ["BERTH_AUTH_REFRESH_SECONDS"],
   deployDeadlineSeconds: ["BERTH_DEPLOY_DEADLINE_SECONDS"],
   logLevel: ["LOG_LEVEL"],
   k8s: ["BERTH_K8S"],

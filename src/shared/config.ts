@@ -62,6 +62,26 @@ export const agentServerSettingsSchema = z.object({
       }
     }),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  /** `berth serve --api-key`: keys (comma-separated) a request must carry one of; platform auth with fixed keys. */
+  apiKey: z.string().optional(),
+  /** A file of keys, one a line (`#` comments), read at start. */
+  apiKeysFile: z.string().optional(),
+  /** Platform auth from the control plane (shared/auth/platform-keys.ts): the deployment's tenant… */
+  authTenantId: z.string().optional(),
+  /** …its key snapshot at deploy time (JSON)… */
+  authKeys: z.string().optional(),
+  /** …where fresher ones come from, and the deployment's credential for that. */
+  authKeysUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  authDeploymentKey: z.string().optional(),
+  /** How often the key snapshot is refreshed: the bound on how long a revoked key still opens this server. */
+  authRefreshSeconds: z.coerce.number().min(1, "must be at least 1").max(86_400, "must be at most 86400"),
+  /** Bearer JWTs of the control plane, verified here (JWKS URL or PEM public key; issuer, audience). */
+  authJwtJwksUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  authJwtPublicKey: z.string().optional(),
+  authJwtIssuer: z.string().optional(),
+  authJwtAudience: z.string().optional(),
+  authMaxFailures: intFrom(0, 1_000_000).optional(),
+  authFailureWindowSeconds: intFrom(1, 86_400).optional(),
 });
 export type AgentServerSettings = z.infer<typeof agentServerSettingsSchema>;
 
@@ -87,6 +107,19 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   corsAllowOrigins: ["CORS_ALLOW_ORIGINS"],
   allowPrivateWebhooks: ["BERTH_ALLOW_PRIVATE_WEBHOOKS"],
   logLevel: ["LOG_LEVEL"],
+  apiKey: ["BERTH_API_KEY"],
+  apiKeysFile: ["BERTH_API_KEYS_FILE"],
+  authTenantId: ["BERTH_AUTH_TENANT_ID"],
+  authKeys: ["BERTH_AUTH_KEYS"],
+  authKeysUrl: ["BERTH_AUTH_KEYS_URL"],
+  authDeploymentKey: ["BERTH_AUTH_DEPLOYMENT_KEY"],
+  authRefreshSeconds: ["BERTH_AUTH_REFRESH_SECONDS"],
+  authJwtJwksUrl: ["BERTH_AUTH_JWT_JWKS_URL"],
+  authJwtPublicKey: ["BERTH_AUTH_JWT_PUBLIC_KEY"],
+  authJwtIssuer: ["BERTH_AUTH_JWT_ISSUER"],
+  authJwtAudience: ["BERTH_AUTH_JWT_AUDIENCE"],
+  authMaxFailures: ["BERTH_AUTH_MAX_FAILURES"],
+  authFailureWindowSeconds: ["BERTH_AUTH_FAILURE_WINDOW_SECONDS"],
 };
 
 /** CLI flags whose name is not the kebab-case of the setting (for error messages). */
@@ -110,6 +143,7 @@ export const AGENT_SERVER_DEFAULTS = {
   streamEventTtlSeconds: 3600,
   heartbeatSeconds: 15,
   logLevel: "info",
+  authRefreshSeconds: 30,
 } satisfies Partial<Record<keyof AgentServerSettings, unknown>>;
 
 /**

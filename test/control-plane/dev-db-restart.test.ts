@@ -78,10 +78,10 @@ describe("a Postgres restart under berth dev", () => {
     expect((await api("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}?wait=120`)).body.status).toBe("DEPLOYED");
     const url = (await api("GET", `/v2/deployments/${id}`)).body.source_config.custom_url as string;
     const runOnce = async () => {
-      const thread = (await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.json())) as any;
+      const thread = (await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": KEY }, body: "{}" }).then((r) => r.json())) as any;
       const res = await fetch(`${url}/threads/${thread.thread_id}/runs/wait`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", "x-api-key": KEY },
         body: JSON.stringify({ assistant_id: "env", input: {} }),
       });
       return res.ok ? ((await res.json()) as any) : undefined;

@@ -70,7 +70,9 @@ export const chat = new StateGraph(MessagesAnnotation)
     const url = deployment.source_config.custom_url as string;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    const client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
+    // platform auth: the deployment answers only a key of its tenant (here the admin key berth dev issued)
+    expect((await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(401);
+    const client = new Client({ apiUrl: url, apiKey: dev.adminKey, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     const out = (await client.runs.wait(thread.thread_id, "env", { input: {} })) as { greeting: string };
     expect(out.greeting).toBe("hello");
@@ -78,7 +80,7 @@ export const chat = new StateGraph(MessagesAnnotation)
     // A2A on the same URL
     const a2a = await fetch(`${url}/a2a/chat`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-api-key": dev.adminKey },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { role: "user", messageId: "m1", kind: "message", parts: [{ kind: "text", text: "hi" }] } } }),
     });
     const a2aBody: any = await a2a.json();
@@ -130,7 +132,7 @@ export const chat = new StateGraph(MessagesAnnotation)
     const id = created.body.id;
     expect((await waitFor(id, created.body.latest_revision_id)).status).toBe("DEPLOYED");
     const url = (await api("GET", `/v2/deployments/${id}`)).body.source_config.custom_url;
-    const client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
+    const client = new Client({ apiUrl: url, apiKey: dev.adminKey, callerOptions: { maxRetries: 0 } });
     const before = (await client.runs.wait(null, "env", { input: {} })) as { greeting: string };
     expect(before.greeting).toBe("unset");
 

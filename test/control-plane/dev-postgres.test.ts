@@ -60,7 +60,7 @@ process.env.BERTH_FROM_SOURCE = "1";
     expect((await api("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}?wait=120`)).body.status).toBe("DEPLOYED");
     expect(await exists(databaseName(id))).toBe(true);
     const url = (await api("GET", `/v2/deployments/${id}`)).body.source_config.custom_url;
-    const thread = (await (await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as any;
+    const thread = (await (await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": dev.adminKey }, body: "{}" })).json()) as any;
     // the thread lives in the deployment's own database
     const c = new pg.Client({ connectionString: scratch.uri.replace(/\/[^/]+$/, `/${databaseName(id)}`) });
     await c.connect();

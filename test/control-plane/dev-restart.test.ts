@@ -4,7 +4,7 @@
  * revision that was mid-build is marked INTERRUPTED and built again.
  */
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureOutput, childLogLevel } from "../helpers/child-output.js";
 import { BERTH_BIN, eventually } from "../helpers/server.js";
@@ -92,10 +92,12 @@ describe("berth dev restarts", () => {
     expect(revs[0].id).not.toBe(slow.id);
     expect((await api(second, "GET", `/v2/deployments/${id}/revisions/${revs[0].id}?wait=120`)).body.status).toBe("DEPLOYED");
     // the deployment answers at the same URL
-    const thread = await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.json() as Promise<any>);
+    // with the admin key berth dev issued: deployments require a key of their tenant
+    const agentKey = { "x-api-key": readFileSync(`${dataDir}/admin.key`, "utf8").trim() };
+    const thread = await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json", ...agentKey }, body: "{}" }).then((r) => r.json() as Promise<any>);
     const out = await fetch(`${url}/threads/${thread.thread_id}/runs/wait`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...agentKey },
       body: JSON.stringify({ assistant_id: "env", input: {} }),
     }).then((r) => r.json() as Promise<any>);
     expect(out.greeting).toBe("still here");

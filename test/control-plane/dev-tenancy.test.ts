@@ -117,7 +117,12 @@ describe("berth dev: tenants and credentials", () => {
 
     // the agent server's own key, as its graph sees it
     const url = (await call(bKey, "GET", `/v2/deployments/${b.body.id}`)).body.source_config.custom_url as string;
-    const client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
+    // platform auth: B's deployment answers B's keys, never A's (not even the admin key) nor none
+    for (const other of [dev.adminKey, undefined]) {
+      const res = await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json", ...(other ? { "x-api-key": other } : {}) }, body: "{}" });
+      expect(res.status).toBe(401);
+    }
+    const client = new Client({ apiUrl: url, apiKey: bKey, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     const { key } = (await client.runs.wait(thread.thread_id, "key", { input: {} })) as { key: string };
     expect(key).toMatch(/^berth_/);

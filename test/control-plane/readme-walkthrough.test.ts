@@ -79,7 +79,7 @@ describe("the README's quick start", () => {
     const script = walkthrough();
     const expected = [...script.matchAll(/^#> ?(.*)$/gm)].map((m) => m[1]!);
     expect(expected.length).toBeGreaterThan(8);
-    const run = script.replace("BERTH=http://127.0.0.1:8080", `BERTH=${dev.url}`).replaceAll("/tmp/deployment.json", `${dir}/deployment.json`);
+    const run = script.replace("BERTH=http://127.0.0.1:8080", `BERTH=${dev.url}`).replaceAll("/tmp/deployment.json", `${dir}/deployment.json`).replaceAll(".berth/admin.key", `${dir}/.berth/admin.key`);
     const { stdout } = await promisify(execFile)("bash", ["-euo", "pipefail", "-c", run], {
       cwd: repo.dir,
       env: { ...process.env, PWD: repo.dir },

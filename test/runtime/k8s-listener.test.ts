@@ -161,6 +161,7 @@ describeBackends("k8s listener", (backend) => {
 
   let extId: string;
   let firstRevision: string;
+  let authKey: string;
   let tracingKey: string;
 
   it("external_container: Secret and AgentDeployment appear; the operator's status drives the database flag, the revision and the URL", async () => {
@@ -171,9 +172,21 @@ describeBackends("k8s listener", (backend) => {
     firstRevision = created.body.latest_revision_id;
 
     const secret = await waitFor("the Secret", () => secretData("staging", "ext-agent-secrets"));
-    expect(Object.keys(secret).sort()).toEqual(["LANGSMITH_API_KEY", "OPENAI_API_KEY"]);
+    expect(Object.keys(secret).sort()).toEqual(["BERTH_AUTH_DEPLOYMENT_KEY", "BERTH_AUTH_KEYS", "BERTH_AUTH_KEYS_URL", "BERTH_AUTH_TENANT_ID", "LANGSMITH_API_KEY", "OPENAI_API_KEY"]);
     expect(secret.OPENAI_API_KEY).toBe("sk-test-1");
     tracingKey = secret.LANGSMITH_API_KEY;
+    authKey = secret.BERTH_AUTH_DEPLOYMENT_KEY;
+    // platform auth: the agent server refreshes its tenant's key hashes from the public URL with a
+    // credential of its own, which opens nothing else
+    expect(secret.BERTH_AUTH_KEYS_URL).toBe(`${PUBLIC_URL}/v2/deployments/${extId}/platform-auth/keys`);
+    const snapshot = JSON.parse(secret.BERTH_AUTH_KEYS);
+    expect(snapshot).toMatchObject({ tenant_id: secret.BERTH_AUTH_TENANT_ID, version: expect.any(Number) });
+    expect(snapshot.keys.length).toBeGreaterThan(0);
+    const served = await http("GET", `/v2/deployments/${extId}/platform-auth/keys`, undefined, authKey);
+    expect(served.status).toBe(200);
+    expect(served.body.version).toBeGreaterThan(snapshot.version);
+    expect((await http("GET", `/v2/deployments/${extId}`, undefined, authKey)).status).toBe(403);
+    expect((await http("POST", "/tracing/runs", { id: randomUUID(), name: "p", run_type: "chain", start_time: new Date().toISOString(), inputs: {}, session_name: "ext-agent" }, authKey)).status).toBe(403);
     // a key scoped to the deployment's traces: it writes runs into its project, and nothing else
     expect((await http("GET", `/v2/deployments/${extId}`, undefined, tracingKey)).status).toBe(403);
     expect((await http("GET", "/tracing/projects", undefined, tracingKey)).status).toBe(403);
@@ -236,7 +249,9 @@ describeBackends("k8s listener", (backend) => {
       return c?.spec.revisionId === second && c;
     });
     expect(cr.metadata.generation).toBe(2);
-    expect(secretData("staging", "ext-agent-secrets")).toEqual({ OPENAI_API_KEY: "sk-test-2", EXTRA: "x", LANGSMITH_API_KEY: tracingKey });
+    const { BERTH_AUTH_KEYS: _k, BERTH_AUTH_KEYS_URL: _u, BERTH_AUTH_TENANT_ID: _t, ...rest } = secretData("staging", "ext-agent-secrets")!;
+    // both of the deployment's own keys are kept across revisions
+    expect(rest).toEqual({ OPENAI_API_KEY: "sk-test-2", EXTRA: "x", LANGSMITH_API_KEY: tracingKey, BERTH_AUTH_DEPLOYMENT_KEY: authKey });
     await revisionIs(extId, second, "DEPLOYING");
 
     // the operator still reports the previous revision: nothing moves

@@ -9,6 +9,7 @@ import { BERTH_VERSION } from "../../shared/version.js";
 import { controlPlaneRoutes, type ControlPlaneDeps } from "./routes.js";
 import { integrationRoutes, mountWebhook } from "./integration-routes.js";
 import { keyRoutes } from "./key-routes.js";
+import { allowDeploymentAuthKey, platformAuthRoutes } from "./platform-auth-routes.js";
 import { tenantRoutes } from "./tenant-routes.js";
 import { idempotency } from "./idempotency.js";
 import * as Responses from "./response-schemas.js";
@@ -36,6 +37,7 @@ function apiRouters(deps: ControlPlaneRouterDeps): { system: ApiRouter; api: Api
   controlPlaneRoutes(api, deps);
   integrationRoutes(api, deps.integrations);
   keyRoutes(api, deps.auth);
+  platformAuthRoutes(api, deps);
   tenantRoutes(api, deps);
   return { system, api };
 }
@@ -58,7 +60,7 @@ export function createControlPlaneRouter(deps: ControlPlaneRouterDeps): express.
   system.mount(router);
   mountDocs(router, documentOf(system, api), DOC_INFO);
   mountWebhook(router, deps);
-  router.use(authenticate(deps.auth, deps.authMode, deps.jwt));
+  router.use(authenticate(deps.auth, deps.authMode, deps.jwt, allowDeploymentAuthKey));
   router.use(jsonBody(1024 * 1024));
   router.use(idempotency(deps.pool));
   api.mount(router);

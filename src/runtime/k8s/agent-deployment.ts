@@ -7,7 +7,8 @@
 import { effectiveResourceSpec, type DeploymentConfig, type RevisionSnapshot, type Secret } from "../../control-plane/rules/index.js";
 import { API_VERSION, KIND, agentDeploymentSpecSchema, type AgentDeploymentSpec } from "../../operator/types.js";
 import type { KubeObject } from "../../operator/kube/index.js";
-import { API_KEY_ID_ANNOTATION, TRACING_KEY, deploymentLabels, type Named } from "./names.js";
+import { API_KEY_ID_ANNOTATION, AUTH_KEY_ID_ANNOTATION, TRACING_KEY, deploymentLabels, type Named } from "./names.js";
+import { PLATFORM_AUTH_ENV } from "../../shared/auth/platform-keys.js";
 
 export interface DeploymentForSpec extends Named {
   config: Pick<Omit<DeploymentConfig, "secrets">, "source_config">;
@@ -71,6 +72,9 @@ export interface SecretInputs {
   secrets: Secret[];
   /** The deployment's tracing key (ours wins over a user secret of the same name). */
   apiKey: { id: string; key: string };
+  /** Platform auth: the deployment's credential (its id annotated) and the environment that turns it on. */
+  authKey?: { id: string; key: string };
+  platformAuth?: Record<string, string>;
 }
 
 /** The deployment's Secret: every secret of the revision as a key, plus the tracing API key. */
@@ -78,6 +82,8 @@ export function deploymentSecretFor(deployment: Named, inputs: SecretInputs): Ku
   const data: Record<string, string> = {};
   for (const s of inputs.secrets) data[s.name] = Buffer.from(s.value, "utf8").toString("base64");
   data[TRACING_KEY] = Buffer.from(inputs.apiKey.key, "utf8").toString("base64");
+  // platform auth is ours too: a user secret does not turn it off
+  for (const [k, v] of Object.entries(inputs.platformAuth ?? {})) data[k] = Buffer.from(v, "utf8").toString("base64");
   return {
     apiVersion: "v1",
     kind: "Secret",
@@ -85,7 +91,7 @@ export function deploymentSecretFor(deployment: Named, inputs: SecretInputs): Ku
       name: inputs.name,
       namespace: inputs.namespace,
       labels: deploymentLabels(deployment),
-      annotations: { [API_KEY_ID_ANNOTATION]: inputs.apiKey.id },
+      annotations: { [API_KEY_ID_ANNOTATION]: inputs.apiKey.id, ...(inputs.authKey ? { [AUTH_KEY_ID_ANNOTATION]: inputs.authKey.id } : {}) },
     },
     type: "Opaque",
     data,
@@ -96,6 +102,14 @@ export function deploymentSecretFor(deployment: Named, inputs: SecretInputs): Ku
 export function apiKeyOf(secret: KubeObject | undefined): { id: string; key: string } | undefined {
   const id = secret?.metadata.annotations?.[API_KEY_ID_ANNOTATION];
   const encoded = (secret?.data as Record<string, string> | undefined)?.[TRACING_KEY];
+  if (!id || !encoded) return undefined;
+  return { id, key: Buffer.from(encoded, "base64").toString("utf8") };
+}
+
+/** The platform-auth credential kept in an existing Secret, if it holds one we minted. */
+export function authKeyOf(secret: KubeObject | undefined): { id: string; key: string } | undefined {
+  const id = secret?.metadata.annotations?.[AUTH_KEY_ID_ANNOTATION];
+  const encoded = (secret?.data as Record<string, string> | undefined)?.[PLATFORM_AUTH_ENV.deploymentKey];
   if (!id || !encoded) return undefined;
   return { id, key: Buffer.from(encoded, "base64").toString("utf8") };
 }

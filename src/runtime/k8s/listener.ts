@@ -32,10 +32,10 @@ import type { IntegrationStore } from "../../control-plane/storage/integrations.
 import type { ListenerStore } from "../../control-plane/storage/listeners.js";
 import type { KubeRest } from "../../operator/kube/index.js";
 import { API_VERSION, KIND } from "../../operator/types.js";
-import { TRACING_WRITE, type AuthService } from "../../shared/auth/index.js";
+import { TRACING_WRITE, deploymentAuthScope, platformAuthEnv, type AuthService, type JwtSettings } from "../../shared/auth/index.js";
 import { BadRequestError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
-import { agentDeploymentFor, agentDeploymentProblem, apiKeyOf, deploymentSecretFor } from "./agent-deployment.js";
+import { agentDeploymentFor, agentDeploymentProblem, apiKeyOf, authKeyOf, deploymentSecretFor } from "./agent-deployment.js";
 import { gitContextProblem } from "./build.js";
 import { BuildRunner } from "./build-runner.js";
 import { smartHttpLsRemote, type ResolveCommit } from "./commit.js";
@@ -51,7 +51,11 @@ export interface K8sListenerOptions {
   listeners: Pick<ListenerStore, "get">;
   integrations: Pick<IntegrationStore, "get">;
   /** Mints the tracing API key of each deployment (scoped: trace ingestion into its project) and revokes it on delete. */
-  auth: Pick<AuthService, "createDeploymentKey" | "key" | "revokeKey" | "revokeDeploymentKeys">;
+  auth: Pick<AuthService, "createDeploymentKey" | "key" | "revokeKey" | "revokeDeploymentKeys" | "createDeploymentAuthKey" | "platformKeySnapshot">;
+  /** How often agent servers refresh their tenant's key snapshot (platform auth; default 30 s). */
+  authRefreshSeconds?: number;
+  /** Bearer JWT verification of the control plane; deployments get its public part. */
+  jwt?: JwtSettings;
   rest: KubeRest;
   /** BERTH_K8S_DEFAULT_NAMESPACE. */
   defaultNamespace: string;
@@ -198,16 +202,28 @@ export class K8sListener implements Required<Pick<ControlPlaneHooks, "revisionCr
         return await revisions.fail(r, `AgentDeployment ${namespace}/${d.name} already exists and belongs to another deployment (${existing.spec.deploymentId}): use another name or namespace`, "deploy");
       }
       const secret = secretName(d.name);
-      const apiKey = await this.tracingKeyOf(d, apiKeyOf(await steps.kube(() => rest.get("v1", "Secret", namespace, secret))));
+      const current = await steps.kube(() => rest.get("v1", "Secret", namespace, secret));
+      const apiKey = await this.tracingKeyOf(d, apiKeyOf(current));
+      const authKey = await this.authKeyOf(d, authKeyOf(current));
+      const publicUrl = this.o.publicUrl.replace(/\/+$/, "");
+      const platformAuth = platformAuthEnv({
+        tenantId: d.tenant_id,
+        snapshot: await this.o.auth.platformKeySnapshot(d.tenant_id),
+        controlPlaneUrl: publicUrl,
+        deploymentId: d.id,
+        deploymentKey: authKey.key,
+        refreshSeconds: this.o.authRefreshSeconds,
+        jwt: this.o.jwt,
+      });
       const ad = agentDeploymentFor(d, r, { image, namespace, tracingEndpoint: `${this.o.publicUrl.replace(/\/+$/, "")}/tracing`, secretName: secret });
       const problem = agentDeploymentProblem(ad);
       if (problem) return await revisions.fail(r, `invalid AgentDeployment: ${problem}`, "deploy");
-      await steps.kube(() => rest.apply(deploymentSecretFor(d, { name: secret, namespace, secrets: r.secrets, apiKey }), FIELD_MANAGER));
+      await steps.kube(() => rest.apply(deploymentSecretFor(d, { name: secret, namespace, secrets: r.secrets, apiKey, authKey, platformAuth }), FIELD_MANAGER));
       const applied = await steps.kube(() => rest.apply<AdObject>(ad, FIELD_MANAGER));
       const fresh = await revisions.revision(d, r.id);
       if (!fresh || !(await revisions.advance(fresh, "DEPLOYING"))) return;
       await revisions.log(r.id, "deploy", [
-        `Secret ${namespace}/${secret} applied (${r.secrets.length} secret${r.secrets.length === 1 ? "" : "s"} and the tracing key)`,
+        `Secret ${namespace}/${secret} applied (${r.secrets.length} secret${r.secrets.length === 1 ? "" : "s"}, the tracing key and platform auth)`,
         `AgentDeployment ${namespace}/${d.name} applied (generation ${applied.metadata.generation ?? "?"}): image ${image}`,
       ]);
       await this.interruptOlder(d, r.id);
@@ -230,6 +246,13 @@ export class K8sListener implements Required<Pick<ControlPlaneHooks, "revisionCr
     if (current && record?.scopes.includes(TRACING_WRITE) && record.deployment_id === d.id) return current;
     if (current && record) await this.o.auth.revokeKey(d.tenant_id, current.id);
     return this.o.auth.createDeploymentKey(d.tenant_id, d);
+  }
+
+  /** The deployment's platform-auth credential: the one on its Secret while it is still its own, else a new one. */
+  private async authKeyOf(d: DeploymentRow, current: { id: string; key: string } | undefined): Promise<{ id: string; key: string }> {
+    const record = current && (await this.o.auth.key(d.tenant_id, current.id));
+    if (current && record?.scopes.includes(deploymentAuthScope(d.id)) && record.deployment_id === d.id) return current;
+    return this.o.auth.createDeploymentAuthKey(d.tenant_id, d);
   }
 
   /** Older revisions still in a deploy stage lose their rollout when a newer one is applied. */

@@ -16,6 +16,8 @@ export const REVISION_ID_LABEL = "berth.dev/revision-id";
 export const COMPONENT_LABEL = "app.kubernetes.io/component";
 /** On the deployment's Secret: the id of the API key minted for it (revoked on delete). */
 export const API_KEY_ID_ANNOTATION = "berth.dev/api-key-id";
+/** On the deployment's Secret: the id of its platform-auth credential (BERTH_AUTH_DEPLOYMENT_KEY). */
+export const AUTH_KEY_ID_ANNOTATION = "berth.dev/auth-key-id";
 /** The key of the deployment's Secret holding its tracing API key. */
 export const TRACING_KEY = "LANGSMITH_API_KEY";
 

@@ -65,6 +65,8 @@ const DATABASE_VARS = ["DATABASE_URI", "POSTGRES_URI", "POSTGRES_URI_CUSTOM"];
 export function deploymentEnv(input: DeploymentEnvInput, process: "build" | "agent" = "agent"): Record<string, string> {
   const env: Record<string, string> = { ...input.env, ...(process === "agent" ? input.agentEnv : {}) };
   for (const s of input.secrets) env[s.name] = s.value;
+  // platform auth is the control plane's, not the user's: a secret of the same name does not turn it off
+  if (process === "agent") for (const [k, v] of Object.entries(input.agentEnv ?? {})) if (k.startsWith("BERTH_AUTH_")) env[k] = v;
   const tracing = env.LANGSMITH_TRACING ?? env.LANGCHAIN_TRACING_V2 ?? env.LANGSMITH_ENDPOINT;
   if (tracing && !env.LANGSMITH_PROJECT && !env.LANGCHAIN_PROJECT) env.LANGSMITH_PROJECT = input.deploymentName;
   if ((env.REDIS_URI || env.REDIS_URI_CUSTOM) && !env.REDIS_KEY_PREFIX) env.REDIS_KEY_PREFIX = `berth-${input.deploymentId}`;

@@ -13,7 +13,7 @@ import { remoteHead } from "./git.js";
 import type { DeploymentDatabases } from "./databases.js";
 import { BadRequestError } from "../../shared/errors.js";
 import type { DeploymentRow, DeploymentStore, RevisionRow } from "../../control-plane/storage/deployments.js";
-import type { AuthService } from "../../shared/auth/index.js";
+import { deploymentAuthScope, platformAuthEnv, type AuthService, type JwtSettings, type Principal } from "../../shared/auth/index.js";
 import type { Logger } from "../../shared/logging.js";
 import { LocalDeployer, type LocalRevisionSpec, type RevisionSink } from "./deployer.js";
 import { canSwitchUser, deploymentUser, unreachableAncestor } from "./isolation.js";
@@ -28,6 +28,12 @@ export interface LocalListenerOptions {
    * when the deployment is deleted), kept in `<dataDir>/keys/` across revisions and restarts.
    */
   tracing?: { endpoint: string; auth?: DeploymentKeys };
+  /**
+   * Platform auth (on when given): each agent server requires a key of its tenant, checked against
+   * a snapshot of the tenant's key hashes it refreshes from `controlPlaneUrl` every
+   * `refreshSeconds` with a credential of its own (kept in `<dataDir>/keys/`, revoked on delete).
+   */
+  platformAuth?: { auth: PlatformAuthKeys; controlPlaneUrl: string; refreshSeconds?: number; jwt?: JwtSettings };
   /** Environment every deployment gets. */
   env?: Record<string, string>;
   /** Postgres databases for deployments (control plane on a Postgres server); else each gets PGlite. */
@@ -48,6 +54,7 @@ export interface LocalListenerOptions {
 const FLUSH_MS = 300;
 
 export type DeploymentKeys = Pick<AuthService, "createDeploymentKey" | "authenticate" | "revokeDeploymentKeys">;
+export type PlatformAuthKeys = Pick<AuthService, "createDeploymentAuthKey" | "platformKeySnapshot" | "authenticate" | "revokeDeploymentKeys">;
 
 export class LocalListener implements ControlPlaneHooks {
   private readonly deployers = new Map<string, LocalDeployer>();
@@ -74,7 +81,9 @@ export class LocalListener implements ControlPlaneHooks {
       this.deployers.delete(deployment.id);
       await rm(this.dirOf(deployment.id), { recursive: true, force: true });
       await this.o.tracing?.auth?.revokeDeploymentKeys(deployment.id);
+      await this.o.platformAuth?.auth.revokeDeploymentKeys(deployment.id);
       await rm(this.keyFileOf(deployment.id), { force: true });
+      await rm(this.keyFileOf(deployment.id, "auth"), { force: true });
       await this.o.databases?.drop(deployment.id);
       await this.o.store.remove(deployment.id);
       this.o.logger.info({ deployment: deployment.name }, "deployment deleted");
@@ -151,8 +160,8 @@ export class LocalListener implements ControlPlaneHooks {
   }
 
   /** Beside the control plane's own keys, out of the deployment's reach. */
-  private keyFileOf(id: string) {
-    return path.join(this.o.dataDir, "keys", `${id}.tracing.key`);
+  private keyFileOf(id: string, kind: "tracing" | "auth" = "tracing") {
+    return path.join(this.o.dataDir, "keys", `${id}.${kind}.key`);
   }
 
   private readonly keyLocks = new Map<string, Promise<string>>();
@@ -175,23 +184,56 @@ export class LocalListener implements ControlPlaneHooks {
     return this.separateUsers;
   }
 
-  /** The deployment's tracing key: the kept one while it is still valid, else a new one. One at a time per deployment. */
+  /** The deployment's tracing key: the kept one while it is still valid, else a new one. */
   private tracingKey(deployment: DeploymentRow, auth: DeploymentKeys): Promise<string> {
-    const before = this.keyLocks.get(deployment.id) ?? Promise.resolve("");
+    return this.keptKey(deployment, "tracing", auth, (p) => p.restricted?.project === deployment.name, () => auth.createDeploymentKey(deployment.tenant_id, deployment));
+  }
+
+  /** The deployment's platform-auth credential (fetches its key snapshot, nothing else). */
+  private authKey(deployment: DeploymentRow, auth: PlatformAuthKeys): Promise<string> {
+    const scope = deploymentAuthScope(deployment.id);
+    return this.keptKey(deployment, "auth", auth, (p) => Boolean(p.restricted?.scopes.includes(scope)), () => auth.createDeploymentAuthKey(deployment.tenant_id, deployment));
+  }
+
+  /** A key kept in `<dataDir>/keys/` while it is still valid (`fits`), else a new one. One at a time per deployment. */
+  private keptKey(
+    deployment: DeploymentRow,
+    kind: "tracing" | "auth",
+    auth: Pick<AuthService, "authenticate">,
+    fits: (p: Principal) => boolean,
+    mint: () => Promise<{ key: string }>,
+  ): Promise<string> {
+    const lock = `${deployment.id}:${kind}`;
+    const before = this.keyLocks.get(lock) ?? Promise.resolve("");
     const next = before.catch(() => "").then(async () => {
-      const file = this.keyFileOf(deployment.id);
+      const file = this.keyFileOf(deployment.id, kind);
       const kept = (await readFile(file, "utf8").catch(() => "")).trim();
       if (kept) {
         const principal = await auth.authenticate(kept, undefined).catch(() => undefined);
-        if (principal?.tenantId === deployment.tenant_id && principal.restricted?.project === deployment.name) return kept;
+        if (principal?.tenantId === deployment.tenant_id && fits(principal)) return kept;
       }
-      const { key } = await auth.createDeploymentKey(deployment.tenant_id, deployment);
+      const { key } = await mint();
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       await writeFile(file, `${key}\n`, { mode: 0o600 });
       return key;
     });
-    this.keyLocks.set(deployment.id, next);
+    this.keyLocks.set(lock, next);
     return next;
+  }
+
+  /** What turns platform auth on in the deployment's agent server: its tenant, the key snapshot of now, where to refresh it. */
+  private async platformAuthEnv(deployment: DeploymentRow): Promise<Record<string, string>> {
+    const pa = this.o.platformAuth;
+    if (!pa) return {};
+    return platformAuthEnv({
+      tenantId: deployment.tenant_id,
+      snapshot: await pa.auth.platformKeySnapshot(deployment.tenant_id),
+      controlPlaneUrl: pa.controlPlaneUrl,
+      deploymentId: deployment.id,
+      deploymentKey: await this.authKey(deployment, pa.auth),
+      refreshSeconds: pa.refreshSeconds,
+      jwt: pa.jwt,
+    });
   }
 
   private async deployerFor(deployment: DeploymentRow): Promise<LocalDeployer> {
@@ -243,7 +285,7 @@ export class LocalListener implements ControlPlaneHooks {
         ...this.o.env,
       },
       // the agent server's credentials: install and build commands get neither
-      agentEnv: { ...(tracingKey ? { LANGSMITH_API_KEY: tracingKey } : {}), ...(databaseUri ? { DATABASE_URI: databaseUri } : {}) },
+      agentEnv: { ...(tracingKey ? { LANGSMITH_API_KEY: tracingKey } : {}), ...(databaseUri ? { DATABASE_URI: databaseUri } : {}), ...(await this.platformAuthEnv(deployment)) },
       dataDir: this.dirOf(deployment.id),
       user,
     };

@@ -6,12 +6,15 @@
  * - a tenant key (no scopes): every API of its tenants;
  * - an admin key (the one the operator configures): a tenant key that may also manage tenants;
  * - a scoped key (`scopes: ["tracing:write"]`, usually pinned to one project): what a deployment
- *   gets to send its traces; every other API refuses it (see `middleware.ts`).
+ *   gets to send its traces; every other API refuses it (see `middleware.ts`). A deployment's
+ *   platform-auth key (`deployment-auth:<id>`) is scoped too: it only fetches that deployment's
+ *   key snapshot (platform-keys.ts).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { ApiError } from "../errors.js";
 import { DEFAULT_FAILURE_LIMITS, FailureLimiter, type FailureLimits } from "./failures.js";
+import { deploymentAuthScope, type KeySnapshot } from "./platform-keys.js";
 
 export const DEFAULT_TENANT_ID = "00000000-0000-4000-8000-000000000001";
 export const DEFAULT_TENANT_NAME = "default";
@@ -192,6 +195,38 @@ export class AuthService {
       [randomUUID(), hashKey(key), `deployment ${deployment.name} (tracing)`, tenantId, [TRACING_WRITE], deployment.name, deployment.id],
     );
     return { id: rows[0]!.id, key };
+  }
+
+  /**
+   * The credential a deployment's agent server fetches its tenant's key snapshot with (platform
+   * auth): one tenant, the single scope `deployment-auth:<id>` — every API but that snapshot's
+   * endpoint refuses it; revoked with the deployment.
+   */
+  async createDeploymentAuthKey(tenantId: string, deployment: { id: string; name: string }): Promise<{ id: string; key: string }> {
+    const key = newKey();
+    const { rows } = await this.pool.query<{ id: string }>(
+      `INSERT INTO api_keys (id, key_hash, name, tenant_ids, scopes, deployment_id) VALUES ($1, $2, $3, ARRAY[$4::uuid], $5, $6) RETURNING id`,
+      [randomUUID(), hashKey(key), `deployment ${deployment.name} (platform auth)`, tenantId, [deploymentAuthScope(deployment.id)], deployment.id],
+    );
+    return { id: rows[0]!.id, key };
+  }
+
+  /**
+   * What a deployment of `tenantId` needs to check keys itself: the hashes of the keys that may act
+   * for the tenant on every API (unscoped: never a deployment's tracing or platform-auth key),
+   * versioned by the database's clock so the newest snapshot wins wherever it is kept.
+   */
+  async platformKeySnapshot(tenantId: string): Promise<KeySnapshot> {
+    const { rows } = await this.pool.query<{ id: string; key_hash: string; version: string }>(
+      `SELECT k.id, k.key_hash, v.version FROM (SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS version) v
+       LEFT JOIN api_keys k ON $1 = ANY(k.tenant_ids) AND k.scopes = '{}' ORDER BY k.created_at, k.id`,
+      [tenantId],
+    );
+    return {
+      tenant_id: tenantId,
+      version: Number(rows[0]!.version),
+      keys: rows.filter((r) => r.id !== null).map((r) => ({ id: r.id, sha256: r.key_hash })),
+    };
   }
 
   /** Revoke every key issued for a deployment; how many there were. */
