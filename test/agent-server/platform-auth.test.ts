@@ -9,6 +9,8 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { Client } from "@langchain/langgraph-sdk";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SignJWT, importPKCS8 } from "jose";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,6 +92,7 @@ describe("agent server platform auth (deployment of the control plane)", () => {
       ["POST", "/store/items/search", {}],
       ["GET", "/threads/00000000-0000-4000-8000-000000000009", undefined],
       ["POST", "/a2a/chat", { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { role: "user", messageId: "m1", kind: "message", parts: [{ kind: "text", text: "hi" }] } } }],
+      ["POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "counter", arguments: {} } }],
     ];
     for (const [method, path, body] of routes) {
       const attempts: Record<string, string>[] = [{}, { "x-api-key": "berth_not-a-key-of-anyone-0000" }, { authorization: "Bearer berth_not-a-key-0000000000" }];
@@ -119,6 +122,14 @@ describe("agent server platform auth (deployment of the control plane)", () => {
     const a2a = await post(agent.url, "/a2a/chat", { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: randomUUID() } }, { "x-api-key": CP_KEY });
     expect(a2a.status).toBe(200);
     expect((await a2a.json() as any).jsonrpc).toBe("2.0");
+    // MCP through the official client, the key in its transport's headers
+    const mcp = new McpClient({ name: "platform-auth-test", version: "1.0.0" });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`), { requestInit: { headers: { "x-api-key": CP_KEY } } }));
+    try {
+      expect((await mcp.listTools()).tools.map((t) => t.name)).toContain("counter");
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("refuses another tenant's key, the deployment's tracing key and its own platform-auth credential", async () => {

@@ -17,11 +17,15 @@ export interface LangSmithRunExtras {
   share_token?: string | null;
 }
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Ancestors of a run, root first, from its dotted order (`<time>Z<id>.<time>Z<id>…`). */
 export function parentRunIds(dottedOrder: string | null, runId: string): string[] {
   if (!dottedOrder) return [];
-  const ids = dottedOrder.split(".").map((seg) => seg.slice(seg.indexOf("Z") + 1));
-  return ids.filter((id) => id && id !== runId);
+  // a segment is `<timestamp>Z<run id>`; a stored order the client made up may hold anything else,
+  // which is no ancestor's id: only well-formed ids are named
+  const ids = dottedOrder.split(".").map((seg) => seg.slice(seg.indexOf("Z") + 1).toLowerCase());
+  return ids.filter((id) => UUID_RE.test(id) && id !== runId);
 }
 
 export function consolePath(r: Pick<RunRow, "trace_id" | "id">): string {
