@@ -33,6 +33,9 @@ function toAjv(node: JsonSchema, root = true): JsonSchema {
     out.exclusiveMinimum = node.minimum;
     delete out.minimum;
   }
+  // kube-apiserver lets null through a nullable field whatever its enum says (and refuses a CRD whose enum lists
+  // null): test/operator/real-apiserver.test.ts checks both on a real server
+  if (node.nullable === true && Array.isArray(node.enum)) out.enum = [...node.enum, null];
   if (node.properties && !root) out.additionalProperties = false;
   if (root) out.additionalProperties = false;
   return out;
