@@ -234,7 +234,7 @@ cmd_start() {
     setsid etcd --name berth --data-dir "$data" \
       --listen-client-urls "http://127.0.0.1:$ep" --advertise-client-urls "http://127.0.0.1:$ep" \
       --listen-peer-urls "http://127.0.0.1:$pp" --initial-advertise-peer-urls "http://127.0.0.1:$pp" \
-      --initial-cluster "berth=http://127.0.0.1:$pp" --listen-metrics-urls "" \
+      --initial-cluster "berth=http://127.0.0.1:$pp" \
       --snapshot-count 5000 --log-level warn >"$dir/logs/etcd.log" 2>&1 </dev/null &
     echo $! >"$dir/etcd.pid"
     echo "$ap" >"$dir/port"
