@@ -112,10 +112,25 @@ cmd_build() {
   mkdir -p "$gopath/src/k8s.io"
   ln -sfn "$tree" "$gopath/src/k8s.io/kubernetes"
   export GOPATH="$gopath" GOCACHE="$CACHE/gocache" GO111MODULE=off CGO_ENABLED=0 GOFLAGS= GOPROXY=off
+  # `providerless` leaves out the in-tree cloud providers (AWS, Azure, GCE, vSphere SDKs): a test cluster on
+  # loopback needs none of them, and they are a large part of the build.
   local what=${BERTH_KUBE_BUILD:-kube-apiserver kube-controller-manager}
+  # The OpenAPI definitions kube-apiserver serves are generated at build time (Kubernetes' `make generated_files`);
+  # the source package does not carry them. Generate them the way build/root/Makefile.generated_files does.
+  local oa="$gopath/src/k8s.io/kubernetes/pkg/generated/openapi/zz_generated.openapi.go"
+  if [ ! -s "$oa" ]; then
+    log "generating pkg/generated/openapi (openapi-gen)"
+    (cd "$gopath/src/k8s.io/kubernetes" && go build -o "$CACHE/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen)
+    local inputs
+    inputs=$(cd "$gopath/src/k8s.io/kubernetes" && { grep -rl --include='*.go' '+k8s:openapi-gen=' pkg cmd plugin 2>/dev/null; grep -Rl --include='*.go' '+k8s:openapi-gen=' vendor/k8s.io 2>/dev/null; } |
+      grep -v -e '^vendor/k8s.io/code-generator/' -e '^vendor/k8s.io/sample-apiserver/' | xargs -n1 dirname | LC_ALL=C sort -u | sed 's|^|k8s.io/kubernetes/|' | paste -sd, -)
+    (cd "$gopath/src/k8s.io/kubernetes" && "$CACHE/openapi-gen" --logtostderr -i "$inputs" -p k8s.io/kubernetes/pkg/generated/openapi \
+      -O zz_generated.openapi -h hack/boilerplate/boilerplate.generatego.txt -r "$CACHE/openapi-violations.report" --output-base "$gopath/src" >/dev/null 2>"$CACHE/openapi-gen.log") ||
+      die "openapi-gen failed (see $CACHE/openapi-gen.log)"
+  fi
   for c in $what; do
     log "go build ./cmd/$c (v$upstream, $(go version | awk '{print $3}'))"
-    (cd "$gopath/src/k8s.io/kubernetes" && nice -n "${BERTH_KUBE_NICE:-10}" go build -trimpath -ldflags "$ldflags" -o "$out/$c" "./cmd/$c")
+    (cd "$gopath/src/k8s.io/kubernetes" && nice -n "${BERTH_KUBE_NICE:-10}" go build -trimpath -tags providerless -ldflags "$ldflags" -o "$out/$c" "./cmd/$c")
   done
   touch "$out/.complete"
   log "built in $((SECONDS - t0))s: $out"
