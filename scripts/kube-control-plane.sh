@@ -62,6 +62,8 @@ cached_bin_dir() {
   local d
   for d in "$CACHE"/bin/*/; do
     [ -x "$d/kube-apiserver" ] && [ -x "$d/kube-controller-manager" ] && [ -f "$d/.complete" ] && { echo "${d%/}"; return 0; }
+    # an API server without controllers (BERTH_KUBE_CONTROLLERS=0) needs only its own binary
+    [ "${BERTH_KUBE_CONTROLLERS:-1}" = 0 ] && [ -f "$d/.kube-apiserver.complete" ] && { echo "${d%/}"; return 0; }
   done
   return 1
 }
@@ -131,6 +133,7 @@ cmd_build() {
   for c in $what; do
     log "go build ./cmd/$c (v$upstream, $(go version | awk '{print $3}'))"
     (cd "$gopath/src/k8s.io/kubernetes" && nice -n "${BERTH_KUBE_NICE:-10}" go build -trimpath -tags providerless -ldflags "$ldflags" -o "$out/$c" "./cmd/$c")
+    touch "$out/.$c.complete"
   done
   touch "$out/.complete"
   log "built in $((SECONDS - t0))s: $out"
@@ -375,7 +378,7 @@ cmd_env() {
 cmd_kubeconfig() {
   local dir=${1:?dir} user=${2:?user}; shift 2
   [ -f "$dir/port" ] || die "no control plane in $dir"
-  local safe; safe=$(echo "$user" | tr -c 'A-Za-z0-9._-\n' '_')
+  local safe; safe=$(printf '%s' "$user" | tr -c 'A-Za-z0-9._-' '_')
   mkdir -p "$dir/users"
   local subj="" g
   for g in "$@"; do subj+="/O=$g"; done

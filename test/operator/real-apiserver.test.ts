@@ -77,10 +77,11 @@ describe.skipIf(!kube.available)("real kube-apiserver: the CRD, the renders, the
     expect(created.metadata.uid).toBeTruthy();
     expect((created.spec as AgentDeployment["spec"]).resourceSpec.sidecars[0]).toMatchObject({ restartPolicy: "Always" });
 
-    // a nullable enum field accepts null (what the rules' zod output sends for an unset field)
+    // kube-apiserver refuses null in an enum field even where the schema says nullable: writers leave such fields
+    // out (src/runtime/k8s/agent-deployment.ts), and the fake and the unit test's validator must agree
     const withNull = agentDeploymentObject("with-null", "crd-check", {});
-    (withNull.spec as AgentDeployment["spec"]).resourceSpec.sidecars = [{ name: "s", image: "x:1", imagePullPolicy: null, restartPolicy: null } as never];
-    await expect(rest.create(withNull)).resolves.toMatchObject({ metadata: { name: "with-null" } });
+    (withNull.spec as AgentDeployment["spec"]).resourceSpec.sidecars = [{ name: "s", image: "x:1", imagePullPolicy: null } as never];
+    expect(((await rest.create(withNull).catch((e: unknown) => e)) as KubeError).status).toBe(422);
 
     // the server enforces the schema: a bad enum value and a bad GUID are refused with 422
     const bad = agentDeploymentObject("bad", "crd-check", {});
