@@ -2,7 +2,7 @@
 NODE_MODULES := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 
-.PHONY: dev serve test test-under-load typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind
+.PHONY: dev serve test test-under-load typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind kube-control-plane test-kube
 
 $(NODE_MODULES): package-lock.json
 	npm ci --no-audit --no-fund
@@ -75,6 +75,16 @@ bench-operator: build
 ## make bench-console BENCH_CONSOLE_FLAGS="--runs 3 --project-runs 100000"  (also --trace-runs 2000, --skip-project)
 bench-console: build
 	node --import tsx bench/console.ts $(BENCH_CONSOLE_FLAGS)
+
+## Build (or reuse) the real Kubernetes control plane the test-kube suites run on: kube-apiserver and
+## kube-controller-manager from Debian's kubernetes source package, etcd from etcd-server; cached in
+## ~/.cache/berth/kube, so only a new machine pays the build.
+kube-control-plane:
+	nice -n 10 scripts/kube-control-plane.sh build
+
+## The suites on a real kube-apiserver + kube-controller-manager (one private cluster per file; see README).
+test-kube: $(NODE_MODULES) kube-control-plane
+	npx vitest run test/operator/real-apiserver $(VITEST_FLAGS)
 
 ## End-to-end on a kind cluster: builds the image, helm-installs charts/berth, runs vitest.kind.config.ts, deletes
 ## the cluster. Without a Docker engine or kind it says so and succeeds. BERTH_KIND_KEEP=1 keeps the cluster.

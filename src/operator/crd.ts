@@ -32,10 +32,15 @@ function isObject(v: unknown): v is JsonSchema {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Mark a node nullable; an enum must then list null itself, or the enum check refuses the null the type allows. */
+/**
+ * Mark a node nullable. An enum keeps only its values: kube-apiserver refuses a CRD whose enum lists
+ * `null` (it rejected the whole CRD, with an unrelated-sounding "per-version schemas may not all be
+ * set to identical values"), and a nullable field accepts null without it
+ * (test/operator/real-apiserver.test.ts checks both on a real API server).
+ */
 function nullable(node: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...node, nullable: true };
-  if (Array.isArray(node.enum) && !node.enum.includes(null)) out.enum = [...node.enum, null];
+  if (Array.isArray(node.enum)) out.enum = node.enum.filter((v) => v !== null);
   return out;
 }
 

@@ -104,7 +104,8 @@ void _sameEffective;
 
 // ---------- status ----------
 
-export const CONDITION_TYPES = ["DatabaseReady", "KVStoreReady", "APIServerReady", "QueueReady", "Ready"] as const;
+/** ClusterSupported: False when the cluster lacks something this deployment would use (an older Kubernetes). */
+export const CONDITION_TYPES = ["DatabaseReady", "KVStoreReady", "APIServerReady", "QueueReady", "Ready", "ClusterSupported"] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 /** metav1.Condition (KEP-1623), restricted to our condition types. */

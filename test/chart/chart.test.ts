@@ -350,7 +350,7 @@ describe.skipIf(!availability.ok)("Helm chart charts/berth", () => {
       const chart = parse(readFileSync(path.join(CHART, "Chart.yaml"), "utf8")) as Any;
       const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
       expect(chart.appVersion).toBe(pkg.version);
-      expect(chart.kubeVersion).toBe(">=1.29.0-0");
+      expect(chart.kubeVersion).toBe(">=1.20.0-0");
       expect(chart.apiVersion).toBe("v2");
       for (const name of ["berth-operator", "berth-control-plane"]) {
         const d = one(defaults, "Deployment", name);

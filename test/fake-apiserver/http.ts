@@ -150,7 +150,7 @@ export function createHandler(ctx: HttpContext) {
   }
 
   /** Non-resource paths. Returns true when handled. */
-  function discovery(segs: string[], res: ServerResponse, method: string): boolean {
+  function discovery(segs: string[], req: IncomingMessage, res: ServerResponse, method: string): boolean {
     const path = "/" + segs.join("/");
     const answer = (body: unknown) => {
       record("discovery", path);
@@ -166,6 +166,21 @@ export function createHandler(ctx: HttpContext) {
       return true;
     }
     if (segs.length === 1 && segs[0] === "version") return answer(VERSION);
+    // SelfSubjectAccessReview (the operator asks before using an optional kind): this fake has no RBAC, so every
+    // review is allowed. The real authorizer's answers are tested in test/operator/real-apiserver*.test.ts.
+    if (path === "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" && method === "POST") {
+      record("create", "selfsubjectaccessreviews");
+      void readBody(req).then((text) => {
+        let review: object;
+        try {
+          review = JSON.parse(text || "{}") as object;
+        } catch {
+          return sendJson(res, 400, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "BadRequest", code: 400 });
+        }
+        sendJson(res, 201, { ...review, status: { allowed: true, reason: "the fake API server has no RBAC" } });
+      });
+      return true;
+    }
     if (segs[0] === "api" && segs.length === 1) return answer(apiVersions(ctx.address()));
     if (segs[0] === "api" && segs.length === 2) return answer(segs[1] === "v1" ? apiResourceList(registry, "", "v1") : undefined);
     if (segs[0] === "apis" && segs.length === 1) return answer(apiGroupList(registry));
@@ -378,7 +393,7 @@ export function createHandler(ctx: HttpContext) {
         .split("/")
         .filter((s) => s !== "")
         .map((s) => decodeURIComponent(s));
-      if (discovery(segs, res, req.method ?? "GET")) return;
+      if (discovery(segs, req, res, req.method ?? "GET")) return;
       const r = route(segs);
       if (!r) {
         record("unknown", url.pathname);

@@ -70,7 +70,7 @@ describe("operator", () => {
       expect(child.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: "AgentDeployment", name: "alpha", uid: done.metadata.uid, controller: true })]);
     }
     const conds = done.status.conditions.map((c: any) => [c.type, c.status]);
-    expect(conds).toEqual([["DatabaseReady", "True"], ["KVStoreReady", "True"], ["APIServerReady", "True"], ["QueueReady", "True"], ["Ready", "True"]]);
+    expect(conds).toEqual([["DatabaseReady", "True"], ["KVStoreReady", "True"], ["APIServerReady", "True"], ["QueueReady", "True"], ["Ready", "True"], ["ClusterSupported", "True"]]);
     await eventually(() => expect(fake.list("v1", "Event", NS).some((e) => e.reason === "Ready" && e.involvedObject.name === "alpha")).toBe(true));
   });
 

@@ -173,7 +173,7 @@ describe("AgentDeployment CRD", () => {
           kvstore_memory_mb: n(1, 4096), db_cpu: fc.option(fc.constantFrom(0.1, 0.5, 3), { nil: undefined }), db_storage_gi: n(1, 100),
           labels: fc.dictionary(label, label, { maxKeys: 3 }), annotations: fc.dictionary(label, fc.string(), { maxKeys: 2 }),
           service_account_name: fc.option(label, { nil: null }),
-          sidecars: fc.uniqueArray(label, { maxLength: 2 }).map((names) => names.map((name, i) => ({ name, image: "busybox", restartPolicy: i === 0 ? ("Always" as const) : null }))),
+          sidecars: fc.uniqueArray(label, { maxLength: 2 }).map((names) => names.map((name, i) => ({ name, image: "busybox", restartPolicy: i === 0 ? ("Always" as const) : undefined }))),
         },
         { requiredKeys: [] },
       )

@@ -61,7 +61,7 @@ describe("computeStatus", () => {
     const s = computeStatus({ ...base, children: all() });
     expect(cond(s, "Ready")).toMatchObject({ status: "True", reason: "AllComponentsReady", observedGeneration: 3 });
     expect(s).toMatchObject({ observedGeneration: 3, latestCreatedRevision: "rev-2", latestReadyRevision: "rev-2", url: base.url, replicas: { api: 1, queue: 1, readyApi: 1, readyQueue: 1 } });
-    expect(s.conditions!.map((c) => c.type)).toEqual(["DatabaseReady", "KVStoreReady", "APIServerReady", "QueueReady", "Ready"]);
+    expect(s.conditions!.map((c) => c.type)).toEqual(["DatabaseReady", "KVStoreReady", "APIServerReady", "QueueReady", "Ready", "ClusterSupported"]);
   });
 
   it("keeps the previous ready revision while a new one rolls out", () => {

@@ -7,7 +7,7 @@
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "../../shared/logging.js";
-import { Informer, type KubeObject, type KubeRest } from "../kube/index.js";
+import { Informer, type ClusterCapabilities, type KubeObject, type KubeRest } from "../kube/index.js";
 import { MANAGED_BY } from "../render/meta.js";
 import { API_VERSION, KIND } from "../types.js";
 import type { EventRecorder } from "./events.js";
@@ -21,8 +21,9 @@ const OWNED: [apiVersion: string, kind: string][] = [
   ["apps/v1", "StatefulSet"],
   ["v1", "Service"],
   ["v1", "Secret"],
-  ["autoscaling/v2", "HorizontalPodAutoscaler"],
 ];
+/** Watched only where the cluster serves them and RBAC allows (capabilities.ts). */
+const HPA: [apiVersion: string, kind: string] = ["autoscaling/v2", "HorizontalPodAutoscaler"];
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -36,6 +37,8 @@ export interface ControllerOptions {
   /** Enqueue every AgentDeployment this often (default 10 minutes; 0 = never). */
   resyncMs?: number;
   queue?: WorkQueueOptions;
+  /** What the cluster supports (discovery); everything when absent. */
+  capabilities?: ClusterCapabilities;
 }
 
 export interface ControllerStats {
@@ -52,12 +55,15 @@ export class Controller implements ObjectCache {
   private resyncTimer: NodeJS.Timeout | undefined;
   private running = false;
   private syncedOnce = false;
+  /** Resolves when stop() is called: a start still waiting for its caches gives up at once. */
+  private stopRequested!: () => void;
+  private readonly stopSignal = new Promise<void>((r) => (this.stopRequested = r));
   readonly stats: ControllerStats = { reconciles: 0, errors: 0, writes: 0 };
 
   constructor(private readonly o: ControllerOptions) {
     this.queue = new WorkQueue<string>(o.queue);
     this.queue.onDequeue = (ms) => o.metrics.queueWaitSeconds.observe({ name: "agentdeployment" }, ms / 1000);
-    this.reconciler = new Reconciler({ rest: o.rest, cache: this, events: o.events, logger: o.logger });
+    this.reconciler = new Reconciler({ rest: o.rest, cache: this, events: o.events, logger: o.logger, capabilities: o.capabilities });
     const scopes = o.namespaces.length > 0 ? o.namespaces : [undefined];
     const make = (apiVersion: string, kind: string, labelSelector?: string) =>
       scopes.map(
@@ -79,7 +85,8 @@ export class Controller implements ObjectCache {
       inf.on("update", (ad) => this.enqueue(ad));
       inf.on("delete", (ad) => this.enqueue(ad));
     }
-    for (const [apiVersion, kind] of OWNED) {
+    const owned = o.capabilities && !o.capabilities.features.hpa ? OWNED : [...OWNED, HPA];
+    for (const [apiVersion, kind] of owned) {
       const infs = make(apiVersion, kind, `app.kubernetes.io/managed-by=${MANAGED_BY}`);
       this.informers.set(`${apiVersion}/${kind}`, infs);
       for (const inf of infs) {
@@ -96,6 +103,19 @@ export class Controller implements ObjectCache {
 
   get hasSynced(): boolean {
     return this.syncedOnce;
+  }
+
+  /** Why the caches have not synced: each informer still waiting, with its last error (for /readyz). */
+  syncProblems(): string[] {
+    const out: string[] = [];
+    for (const [kind, infs] of this.informers) {
+      for (const inf of infs) {
+        if (inf.hasSynced) continue;
+        const err = inf.lastError ? `: ${String((inf.lastError as Error)?.message ?? inf.lastError)}` : ": waiting for the first list";
+        out.push(`${kind}${err}`);
+      }
+    }
+    return out;
   }
 
   /** Nothing queued and nothing being reconciled (the benchmark's steady state). */
@@ -123,7 +143,8 @@ export class Controller implements ObjectCache {
     this.running = true;
     const all = [...this.informers.values()].flat();
     for (const inf of all) inf.start();
-    await Promise.all(all.map((i) => i.synced()));
+    // A list that keeps failing (403, 404) must not hold up stop(): race the sync against it.
+    await Promise.race([Promise.all(all.map((i) => i.synced())), this.stopSignal]);
     if (!this.running) return;
     this.syncedOnce = true;
     this.o.logger.info({ namespaces: this.o.namespaces.length ? this.o.namespaces : "all", workers: this.o.workers }, "controller caches synced; reconciling");
@@ -137,6 +158,7 @@ export class Controller implements ObjectCache {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopRequested();
     clearInterval(this.resyncTimer);
     this.queue.shutDown();
     await Promise.all(this.workers.splice(0));

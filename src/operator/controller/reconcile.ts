@@ -19,7 +19,8 @@ import { DEPLOYMENT_ID_LABEL } from "../render/meta.js";
 import { POSTGRES_PASSWORD_KEY } from "../render/postgres.js";
 import { parseAgentDeploymentSpec, type AgentDeployment, type AgentDeploymentStatus, type KubernetesObject } from "../types.js";
 import type { EventRecorder } from "./events.js";
-import { SPEC_HASH_ANNOTATION, computeStatus, readyTransition, sameJson, type ObservedChildren, type Seen } from "./status.js";
+import { ALL_FEATURES, type ClusterCapabilities } from "../kube/capabilities.js";
+import { SPEC_HASH_ANNOTATION, computeStatus, readyTransition, sameJson, supportTransition, type ObservedChildren, type Seen } from "./status.js";
 
 export const FIELD_MANAGER = "berth-operator";
 export const FINALIZER = "berth.dev/cleanup";
@@ -35,6 +36,8 @@ export interface ReconcilerDeps {
   events: EventRecorder;
   logger: Logger;
   now?: () => Date;
+  /** What the cluster supports (discovery at start); everything when absent. */
+  capabilities?: ClusterCapabilities;
 }
 
 export interface ReconcileResult {
@@ -87,9 +90,26 @@ export class Reconciler {
       previous: cached.status,
       children,
       now: this.now().toISOString(),
+      unsupported: this.unsupported(ad),
     });
     await this.writeStatus(cached, status, counter);
     return counter;
+  }
+
+  private get features() {
+    return this.d.capabilities?.features ?? ALL_FEATURES;
+  }
+
+  /** The cluster's gaps that this deployment runs into (reported, never a stall). */
+  private unsupported(ad: AgentDeployment): string[] {
+    const c = this.d.capabilities;
+    if (!c) return [];
+    const r = ad.spec.resourceSpec;
+    const out: string[] = [];
+    if (!c.features.hpa && (r.min_scale >= 1 || r.queue_min_scale >= 1) && c.reasons.hpa) out.push(c.reasons.hpa);
+    if (!c.features.nativeSidecars && r.sidecars.some((s) => s.restartPolicy === "Always") && c.reasons.nativeSidecars) out.push(c.reasons.nativeSidecars);
+    if (!c.features.pvcRetentionPolicy && c.reasons.pvcRetentionPolicy) out.push(c.reasons.pvcRetentionPolicy);
+    return out;
   }
 
   // ---------- children ----------
@@ -97,7 +117,7 @@ export class Reconciler {
   private async applyChildren(ad: AgentDeployment, counter: { writes: number }): Promise<ObservedChildren> {
     const names = childNames(ad);
     const ns = ad.metadata.namespace;
-    const desired = render(ad, { postgresPassword: await this.postgresPassword(ad, names.postgresSecret) });
+    const desired = render(ad, { postgresPassword: await this.postgresPassword(ad, names.postgresSecret), features: this.features });
     const hpaFor = new Set(desired.filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => o.metadata.name));
     const seen = new Map<string, Seen>();
     await Promise.all(
@@ -138,7 +158,8 @@ export class Reconciler {
   /** Children that the spec no longer asks for: an HPA after min_scale went to 0. */
   private async deleteStale(ad: AgentDeployment, counter: { writes: number }): Promise<void> {
     const names = childNames(ad);
-    const wanted = new Set(render(ad, { postgresPassword: "x".repeat(16) }).filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => o.metadata.name));
+    if (!this.features.hpa) return; // no HPA informer, nothing of ours to find
+    const wanted = new Set(render(ad, { postgresPassword: "x".repeat(16), features: this.features }).filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => o.metadata.name));
     for (const name of new Set([names.api, names.queue])) {
       if (wanted.has(name)) continue;
       const hpa = this.d.cache.get("autoscaling/v2", "HorizontalPodAutoscaler", ad.metadata.namespace, name);
@@ -174,6 +195,8 @@ export class Reconciler {
     }
     const transition = readyTransition(ad.status, status);
     if (transition) this.d.events.record(ad, transition.type, transition.reason, transition.message);
+    const support = supportTransition(ad.status, status);
+    if (support) this.d.events.record(ad, support.type, support.reason, support.message);
   }
 
   // ---------- finalizer ----------

@@ -94,6 +94,14 @@ export interface StatusInput {
   now: string;
   /** A reason the spec cannot be rendered (invalid CR): Ready False with it. */
   invalid?: string;
+  /** What the cluster lacks that this deployment would use (ClusterSupported False with them). */
+  unsupported?: string[];
+}
+
+/** ClusterSupported: the cluster's gaps this deployment runs into, or True. */
+export function supportVerdict(unsupported: string[] | undefined): Verdict {
+  if (!unsupported?.length) return { status: "True", reason: "AllFeaturesAvailable", message: "the cluster serves everything this deployment uses" };
+  return { status: "False", reason: "FeaturesUnavailable", message: unsupported.join("; ") };
 }
 
 export function computeStatus(input: StatusInput): AgentDeploymentStatus {
@@ -101,7 +109,7 @@ export function computeStatus(input: StatusInput): AgentDeploymentStatus {
   let verdicts: Record<ConditionType, Verdict>;
   if (input.invalid) {
     const bad: Verdict = { status: "False", reason: "InvalidSpec", message: input.invalid };
-    verdicts = { DatabaseReady: bad, KVStoreReady: bad, APIServerReady: bad, QueueReady: bad, Ready: bad };
+    verdicts = { DatabaseReady: bad, KVStoreReady: bad, APIServerReady: bad, QueueReady: bad, Ready: bad, ClusterSupported: bad };
   } else {
     const parts = {
       DatabaseReady: statefulSetVerdict(c.postgres),
@@ -116,7 +124,7 @@ export function computeStatus(input: StatusInput): AgentDeploymentStatus {
       : waiting
         ? { status: "Unknown", reason: "Reconciling", message: `waiting for ${waiting[0]}: ${waiting[1].message}` }
         : { status: "True", reason: "AllComponentsReady", message: `revision ${input.revisionId} is ready` };
-    verdicts = { ...parts, Ready: ready };
+    verdicts = { ...parts, Ready: ready, ClusterSupported: supportVerdict(input.unsupported) };
   }
   const conditions = nextConditions(input.previous?.conditions, verdicts, input.generation, input.now);
   const isReady = verdicts.Ready.status === "True";
@@ -147,6 +155,14 @@ export function sameJson(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
   if (ka.length !== kb.length) return false;
   return ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** A new or changed ClusterSupported=False, worth a Warning Event. */
+export function supportTransition(before: AgentDeploymentStatus | undefined, after: AgentDeploymentStatus): { type: "Warning"; reason: string; message: string } | undefined {
+  const was = before?.conditions?.find((c) => c.type === "ClusterSupported");
+  const now = after.conditions?.find((c) => c.type === "ClusterSupported");
+  if (!now || now.status !== "False" || (was && was.status === now.status && was.message === now.message)) return undefined;
+  return { type: "Warning", reason: now.reason, message: now.message };
 }
 
 /** The Ready transition worth an Event, if any. */

@@ -6,6 +6,7 @@
  */
 import { ListWatch, Watch, type KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "../../shared/logging.js";
+import { jittered, nextBase, type BackoffPolicy } from "./backoff.js";
 import { collectionPath, resourceType } from "./resources.js";
 import type { KubeObject, KubeList, KubeRest } from "./rest.js";
 
@@ -16,10 +17,10 @@ export interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
   logger: Logger;
-  /** Backoff after an error: doubles from min to max (ms). */
-  backoff?: { min: number; max: number };
-  /** Called each time the watch is restarted after an error. */
-  onRestart?: () => void;
+  /** Backoff after an error: doubles from min to max (ms), with jitter; reset by a successful list. */
+  backoff?: BackoffPolicy;
+  /** Called each time the watch is restarted after an error, with the delay before the restart. */
+  onRestart?: (delayMs: number, err: unknown) => void;
 }
 
 export type InformerEvent = "add" | "update" | "delete";
@@ -28,8 +29,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   // client-node types metadata timestamps as Date; the objects are plain JSON (strings)
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly lw: ListWatch<any>;
-  private readonly backoff: { min: number; max: number };
+  private readonly backoff: BackoffPolicy;
+  /** Base of the next retry delay; grows with each failure until a list succeeds. */
   private delay: number;
+  /** The error of the last failed list or watch, until a list succeeds (readiness reports it). */
+  lastError: unknown;
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private syncedOnce = false;
@@ -48,6 +52,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.delay = this.backoff.min;
     const list = async (): Promise<KubeList<T>> => {
       const res = await this.rest.request<KubeList<T>>("GET", path, { query: { labelSelector: o.labelSelector } });
+      // Only a list that worked proves the connection and the permissions: reset the backoff here.
+      // (client-node's "connect" event fires before the list, so resetting on it kept the delay at
+      // its minimum for ever: two retries a second against a server refusing every list.)
+      this.delay = this.backoff.min;
+      this.lastError = undefined;
       // list items carry no apiVersion/kind; watch events do: make the cache uniform
       for (const item of res.items) Object.assign(item, { apiVersion: o.apiVersion, kind: o.kind });
       // the ListWatch fills its cache right after this resolves; mark synced once it has
@@ -55,9 +64,6 @@ export class Informer<T extends KubeObject = KubeObject> {
       return res;
     };
     this.lw = new ListWatch(path, new Watch(kubeConfig), list as never, false, o.labelSelector);
-    this.lw.on("connect", () => {
-      this.delay = this.backoff.min;
-    });
     this.lw.on("error", (err) => this.restart(err));
   }
 
@@ -103,10 +109,16 @@ export class Informer<T extends KubeObject = KubeObject> {
   private restart(err: unknown): void {
     if (this.stopped) return;
     this.restarts++;
-    this.o.onRestart?.();
-    const delay = this.delay;
-    this.delay = Math.min(this.delay * 2, this.backoff.max);
-    this.o.logger.warn({ err: String((err as Error)?.message ?? err), kind: this.o.kind, namespace: this.o.namespace, retryInMs: delay }, "watch failed; restarting");
+    this.lastError = err;
+    const delay = jittered(this.delay, this.backoff);
+    this.delay = nextBase(this.delay, this.backoff);
+    this.o.onRestart?.(delay, err);
+    const status = (err as { status?: number; code?: number })?.status ?? (err as { code?: number })?.code;
+    const fields = { err: String((err as Error)?.message ?? err), kind: this.o.kind, apiVersion: this.o.apiVersion, namespace: this.o.namespace, retryInMs: delay };
+    // Forbidden or not served: no retry fixes that by itself — say so loudly, with what to change.
+    if (status === 403) this.o.logger.error({ ...fields, hint: "grant the operator's service account list and watch on it (see charts/berth/templates/_rbac.tpl)" }, "watch forbidden by RBAC; retrying");
+    else if (status === 404) this.o.logger.error(fields, "kind not served by this API server; retrying");
+    else this.o.logger.warn(fields, "watch failed; restarting");
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       if (!this.stopped) void this.lw.start().catch((e) => this.restart(e));

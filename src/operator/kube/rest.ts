@@ -109,9 +109,9 @@ export class KubeRest {
   }
 
   /** Server-side apply: the object is the whole intent of `fieldManager`; fields it stops sending are removed. */
-  apply<T extends KubeObject>(obj: T, fieldManager: string, options: { force?: boolean; subresource?: string } = {}): Promise<T> {
+  apply<T extends KubeObject>(obj: T, fieldManager: string, options: { force?: boolean; subresource?: string; dryRun?: boolean } = {}): Promise<T> {
     const path = objectPath(resourceType(obj.apiVersion, obj.kind), obj.metadata.namespace, obj.metadata.name, options.subresource);
-    return this.request<T>("PATCH", path, { body: obj, contentType: APPLY_PATCH, query: { fieldManager, force: options.force ?? true } });
+    return this.request<T>("PATCH", path, { body: obj, contentType: APPLY_PATCH, query: { fieldManager, force: options.force ?? true, dryRun: options.dryRun ? "All" : undefined } });
   }
 
   mergePatch<T extends KubeObject>(ref: Ref, patch: unknown, subresource?: string): Promise<T> {

@@ -9,6 +9,7 @@
  * controller should leave `replicas` out of its apply to an existing Deployment that has an HPA.
  */
 import type { Container } from "../../control-plane/rules/index.js";
+import { ALL_FEATURES, type ClusterFeatures } from "../kube/capabilities.js";
 import type { AgentDeployment, KubernetesObject } from "../types.js";
 import { REVISION_ID_ANNOTATION, annotations, cpuQuantity, dropNulls, labels, metadata, mi, selectorLabels, type Component } from "./meta.js";
 import type { ChildNames } from "./names.js";
@@ -30,12 +31,16 @@ function userContainer(c: Container, keepRestartPolicy: boolean): K8sContainer {
 /**
  * Sidecars that ask for `restartPolicy: Always` become native sidecars (init containers that keep
  * running, Kubernetes >= 1.29), placed before the user's init containers so those can use them (a
- * proxy, say). Other sidecars are regular containers next to the agent container.
+ * proxy, say). Other sidecars are regular containers next to the agent container. On an older
+ * cluster (`nativeSidecars` false) every sidecar is a regular container: an older API server drops
+ * the unknown `restartPolicy`, and an init container that never exits would keep the pod from ever
+ * starting.
  */
-export function podContainers(ad: AgentDeployment, agent: K8sContainer): { initContainers: K8sContainer[]; containers: K8sContainer[] } {
+export function podContainers(ad: AgentDeployment, agent: K8sContainer, nativeSidecars = true): { initContainers: K8sContainer[]; containers: K8sContainer[] } {
   const r = ad.spec.resourceSpec;
-  const native = r.sidecars.filter((s) => s.restartPolicy === "Always").map((s) => userContainer(s, true));
-  const regular = r.sidecars.filter((s) => s.restartPolicy !== "Always").map((s) => userContainer(s, false));
+  const isNative = (s: Container) => nativeSidecars && s.restartPolicy === "Always";
+  const native = r.sidecars.filter(isNative).map((s) => userContainer(s, true));
+  const regular = r.sidecars.filter((s) => !isNative(s)).map((s) => userContainer(s, false));
   const init = r.init_containers.map((c) => userContainer(c, true));
   return { initContainers: [...native, ...init], containers: [agent, ...regular] };
 }
@@ -86,10 +91,10 @@ function agentContainer(ad: AgentDeployment, names: ChildNames, component: "api"
   return container;
 }
 
-function agentDeployment(ad: AgentDeployment, names: ChildNames, component: "api" | "queue"): KubernetesObject {
+function agentDeployment(ad: AgentDeployment, names: ChildNames, component: "api" | "queue", features: ClusterFeatures): KubernetesObject {
   const r = ad.spec.resourceSpec;
   const name = component === "api" ? names.api : names.queue;
-  const { initContainers, containers } = podContainers(ad, agentContainer(ad, names, component));
+  const { initContainers, containers } = podContainers(ad, agentContainer(ad, names, component), features.nativeSidecars);
   const podSpec: Record<string, unknown> = { enableServiceLinks: false, containers };
   if (initContainers.length > 0) podSpec.initContainers = initContainers;
   if (r.service_account_name) podSpec.serviceAccountName = r.service_account_name;
@@ -118,8 +123,8 @@ function agentDeployment(ad: AgentDeployment, names: ChildNames, component: "api
   };
 }
 
-export const apiDeployment = (ad: AgentDeployment, names: ChildNames) => agentDeployment(ad, names, "api");
-export const queueDeployment = (ad: AgentDeployment, names: ChildNames) => agentDeployment(ad, names, "queue");
+export const apiDeployment = (ad: AgentDeployment, names: ChildNames, features: ClusterFeatures = ALL_FEATURES) => agentDeployment(ad, names, "api", features);
+export const queueDeployment = (ad: AgentDeployment, names: ChildNames, features: ClusterFeatures = ALL_FEATURES) => agentDeployment(ad, names, "queue", features);
 
 /**
  * An HPA between the min and max scale, on 75% CPU. None when the min scale is 0: a plain HPA cannot

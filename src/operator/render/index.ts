@@ -7,6 +7,7 @@
  * The deployment's own Secret (`spec.secretRef`, the user's secrets as env) is written by the k8s
  * listener, not rendered here: the CR carries only its name, never secret values.
  */
+import { ALL_FEATURES, type ClusterFeatures } from "../kube/capabilities.js";
 import type { AgentDeployment, KubernetesObject } from "../types.js";
 import { apiDeployment, apiService, hpa, queueDeployment, serviceUrl } from "./agent.js";
 import { childNames } from "./names.js";
@@ -16,21 +17,24 @@ import { redisDeployment, redisService } from "./redis.js";
 export interface RenderOptions {
   /** The Postgres password to put in the credentials Secret; default: derived from the CR's uid (see postgres.ts). */
   postgresPassword?: string;
+  /** What the cluster supports (default: everything): HPAs, native sidecars, PVC retention policy. */
+  features?: ClusterFeatures;
 }
 
 export function render(ad: AgentDeployment, options: RenderOptions = {}): KubernetesObject[] {
   const names = childNames(ad);
+  const f = options.features ?? ALL_FEATURES;
   const out: (KubernetesObject | null)[] = [
     postgresSecret(ad, names, options.postgresPassword ?? derivedPostgresPassword(ad)),
     postgresService(ad, names),
-    postgresStatefulSet(ad, names),
+    postgresStatefulSet(ad, names, f),
     redisDeployment(ad, names),
     redisService(ad, names),
-    apiDeployment(ad, names),
+    apiDeployment(ad, names, f),
     apiService(ad, names),
-    hpa(ad, names, "api"),
-    queueDeployment(ad, names),
-    hpa(ad, names, "queue"),
+    f.hpa ? hpa(ad, names, "api") : null,
+    queueDeployment(ad, names, f),
+    f.hpa ? hpa(ad, names, "queue") : null,
   ];
   return out.filter((o): o is KubernetesObject => o !== null);
 }

@@ -7,6 +7,7 @@
  * generated once and keeps (`RenderOptions.postgresPassword`, e.g. read back from the existing Secret).
  */
 import { createHash } from "node:crypto";
+import { ALL_FEATURES, type ClusterFeatures } from "../kube/capabilities.js";
 import type { AgentDeployment, KubernetesObject } from "../types.js";
 import { cpuQuantity, gi, labels, metadata, mi, selectorLabels } from "./meta.js";
 import type { ChildNames } from "./names.js";
@@ -50,7 +51,7 @@ export function postgresService(ad: AgentDeployment, names: ChildNames): Kuberne
   };
 }
 
-export function postgresStatefulSet(ad: AgentDeployment, names: ChildNames): KubernetesObject {
+export function postgresStatefulSet(ad: AgentDeployment, names: ChildNames, features: ClusterFeatures = ALL_FEATURES): KubernetesObject {
   const r = ad.spec.resourceSpec;
   const meta = metadata(ad, names.postgres, "postgres");
   return {
@@ -61,7 +62,8 @@ export function postgresStatefulSet(ad: AgentDeployment, names: ChildNames): Kub
       replicas: 1,
       serviceName: names.postgresService,
       selector: { matchLabels: selectorLabels(ad, "postgres") },
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
+      // Older clusters refuse the field; the finalizer deletes the claims there (reconcile.ts).
+      ...(features.pvcRetentionPolicy ? { persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" } } : {}),
       template: {
         metadata: { labels: labels(ad, "postgres"), ...(meta.annotations ? { annotations: meta.annotations } : {}) },
         spec: {

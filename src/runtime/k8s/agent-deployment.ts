@@ -4,6 +4,7 @@
  * environment). The resource spec is the revision's, with defaults applied by the rules module's
  * `effectiveResourceSpec`: the operator applies none of its own.
  */
+import { dropNulls } from "../../operator/render/meta.js";
 import { effectiveResourceSpec, type DeploymentConfig, type RevisionSnapshot, type Secret } from "../../control-plane/rules/index.js";
 import { API_VERSION, KIND, agentDeploymentSpecSchema, type AgentDeploymentSpec } from "../../operator/types.js";
 import type { KubeObject } from "../../operator/kube/index.js";
@@ -36,6 +37,15 @@ export interface AgentDeploymentObject extends KubeObject {
   spec: AgentDeploymentSpec;
 }
 
+/**
+ * Containers, volumes and mounts without their null fields: kube-apiserver refuses `null` in an enum field of a CRD
+ * (imagePullPolicy, restartPolicy) even where the schema says nullable, and an absent field means the same.
+ * (Found on a real API server: test/operator/real-apiserver.test.ts.)
+ */
+function withoutNullFields<T extends { sidecars: unknown[]; init_containers: unknown[]; volumes: unknown[]; volume_mounts: unknown[] }>(r: T): T {
+  return { ...r, sidecars: dropNulls(r.sidecars), init_containers: dropNulls(r.init_containers), volumes: dropNulls(r.volumes), volume_mounts: dropNulls(r.volume_mounts) };
+}
+
 /** The AgentDeployment of a revision: named like the deployment, in the deployment's namespace. */
 export function agentDeploymentFor(deployment: DeploymentForSpec, revision: RevisionForSpec, inputs: AgentDeploymentInputs): AgentDeploymentObject {
   const deploymentType = deployment.config.source_config.deployment_type ?? undefined;
@@ -45,7 +55,7 @@ export function agentDeploymentFor(deployment: DeploymentForSpec, revision: Revi
     revisionId: revision.id,
     image: inputs.image,
     ...(deploymentType ? { deploymentType } : {}),
-    resourceSpec: effectiveResourceSpec(revision.snapshot.resource_spec, deploymentType),
+    resourceSpec: withoutNullFields(effectiveResourceSpec(revision.snapshot.resource_spec, deploymentType)),
     secretRef: { name: inputs.secretName },
     tracing: { endpoint: inputs.tracingEndpoint, project: deployment.name, apiKeySecretRef: { name: inputs.secretName, key: TRACING_KEY } },
     listenerNamespace: inputs.namespace,
