@@ -84,7 +84,7 @@ kube-control-plane:
 
 ## The suites on a real kube-apiserver + kube-controller-manager (one private cluster per file; see README).
 test-kube: $(NODE_MODULES) kube-control-plane
-	npx vitest run test/operator/real-apiserver $(VITEST_FLAGS)
+	npx vitest run --config vitest.kube.config.ts $(VITEST_FLAGS)
 
 ## End-to-end on a kind cluster: builds the image, helm-installs charts/berth, runs vitest.kind.config.ts, deletes
 ## the cluster. Without a Docker engine or kind it says so and succeeds. BERTH_KIND_KEEP=1 keeps the cluster.
