@@ -142,7 +142,9 @@ function column(a: string, field: string): { sql: string; cast: string } | undef
     case "first_token_time":
       return { sql: `${a}.${field}`, cast: "timestamptz" };
     case "latency":
-      return { sql: `extract(epoch from (${a}.end_time - ${a}.start_time))`, cast: "float8" };
+      // start times may carry the dotted order's microseconds while end times come in milliseconds:
+      // a sub-millisecond run can look like it ended before it started; its latency is 0, not negative
+      return { sql: `greatest(extract(epoch from (${a}.end_time - ${a}.start_time)), 0)`, cast: "float8" };
     case "total_tokens":
       return { sql: `${a}.total_tokens`, cast: "float8" };
     case "prompt_tokens":
