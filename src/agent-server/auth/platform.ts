@@ -8,10 +8,9 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { createRemoteJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import type pg from "pg";
 import { AuthError, newerSnapshot, requestKey, scopeAllows, sha256Hex, type KeySnapshot } from "../../shared/auth/index.js";
-import { algorithmOf, looksLikeJwt } from "../../shared/auth/jwt.js";
+import { jwtVerifier, looksLikeJwt, type JwtVerifier } from "../../shared/auth/jwt.js";
 import { DEFAULT_FAILURE_LIMITS, FailureLimiter, clientOf, type FailureLimits } from "../../shared/auth/failures.js";
 import { ApiError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
@@ -45,13 +44,6 @@ export function matchKey(hash: string, keys: readonly { id: string; sha256: stri
   return found;
 }
 
-type TokenVerifier = (token: string) => Promise<JWTPayload>;
-
-async function tokenVerifier(jwt: NonNullable<PlatformAuthConfig["jwt"]>): Promise<TokenVerifier> {
-  const key: JWTVerifyGetKey | Awaited<ReturnType<typeof importSPKI>> = jwt.jwksUrl ? createRemoteJWKSet(new URL(jwt.jwksUrl)) : await importSPKI(jwt.publicKey!, algorithmOf(jwt.publicKey!));
-  return async (token) => (await jwtVerify(token, key as never, { issuer: jwt.issuer, audience: jwt.audience })).payload;
-}
-
 export interface PlatformAuthDeps {
   pool: pg.Pool;
   embedded: boolean;
@@ -71,7 +63,7 @@ export class PlatformAuthenticator implements RequestAuthenticator {
   private constructor(
     private readonly config: PlatformAuthConfig,
     private readonly store: KeySnapshotStore | undefined,
-    private readonly verifyToken: TokenVerifier | undefined,
+    private readonly verifyToken: JwtVerifier | undefined,
     private readonly logger: Logger,
     failures: Partial<FailureLimits> | undefined,
   ) {
@@ -80,7 +72,8 @@ export class PlatformAuthenticator implements RequestAuthenticator {
 
   static async create(config: PlatformAuthConfig, deps: PlatformAuthDeps): Promise<PlatformAuthenticator> {
     const store = config.tenantId ? new KeySnapshotStore(deps.pool, deps.embedded) : undefined;
-    const verify = config.tenantId && config.jwt ? await tokenVerifier(config.jwt) : undefined;
+    // the control plane's own verifier (claims, tenants, scopes); only public keys reach a deployment
+    const verify = config.tenantId && config.jwt ? await jwtVerifier({ jwksUrl: config.jwt.jwksUrl, publicKey: config.jwt.publicKey, issuer: config.jwt.issuer, audience: config.jwt.audience }) : undefined;
     const a = new PlatformAuthenticator(config, store, verify, deps.logger, deps.failures);
     if (store && config.tenantId) {
       await store.setup();
@@ -153,17 +146,14 @@ export class PlatformAuthenticator implements RequestAuthenticator {
   }
 
   private async tokenUser(token: string, method: string): Promise<AuthUser> {
-    let payload: JWTPayload;
-    try {
-      payload = await this.verifyToken!(token);
-    } catch (err) {
-      throw new AuthError(401, `invalid bearer token: ${(err as Error).message}`);
-    }
-    const tenants = Array.isArray(payload.tenant_ids) ? payload.tenant_ids.map(String) : typeof payload.tenant_id === "string" ? [payload.tenant_id] : [];
-    if (!tenants.includes(this.config.tenantId!)) throw new AuthError(403, "the bearer token may not act for this deployment's tenant");
-    const scopes = typeof payload.scope === "string" ? payload.scope.split(/\s+/).filter(Boolean) : [];
-    if (!scopeAllows(scopes, method)) throw new AuthError(403, `the bearer token's scope (${scopes.join(" ")}) does not allow ${method}`);
-    return { identity: payload.sub ?? "jwt", permissions: [], is_authenticated: true, kind: "jwt", tenant_id: this.config.tenantId };
+    const tenantId = this.config.tenantId!;
+    // naming the deployment's tenant as the wanted one: a token of other tenants only is a 403
+    const principal = await this.verifyToken!(token, tenantId).catch((err: unknown) => {
+      if (err instanceof AuthError && err.status === 403) throw new AuthError(403, "the bearer token may not act for this deployment's tenant");
+      throw err;
+    });
+    if (!scopeAllows(principal.scopes, method)) throw new AuthError(403, `the bearer token's scope (${principal.scopes.join(" ")}) does not allow ${method}`);
+    return { identity: principal.subject ?? "jwt", permissions: [], is_authenticated: true, kind: "jwt", tenant_id: tenantId };
   }
 
   async close(): Promise<void> {

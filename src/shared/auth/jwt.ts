@@ -17,7 +17,8 @@ export interface JwtSettings {
   audience?: string;
 }
 
-export type JwtVerifier = (token: string, tenantHeader: string | undefined) => Promise<Principal & { scopes: string[] }>;
+/** The token's principal, its scopes and its `sub` (who it names, where the caller wants it). */
+export type JwtVerifier = (token: string, tenantHeader: string | undefined) => Promise<Principal & { scopes: string[]; subject?: string }>;
 
 export const looksLikeJwt = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
 
@@ -38,7 +39,7 @@ export async function jwtVerifier(settings: JwtSettings): Promise<JwtVerifier | 
     const tenants = Array.isArray(payload.tenant_ids) ? payload.tenant_ids.map(String) : typeof payload.tenant_id === "string" ? [payload.tenant_id] : [];
     if (!tenants.length) throw new AuthError(403, "the bearer token names no tenant (claim tenant_id or tenant_ids)");
     const scopes = typeof payload.scope === "string" ? payload.scope.split(/\s+/).filter(Boolean) : [];
-    return { ...pickTenant(tenants, tenantHeader), scopes };
+    return { ...pickTenant(tenants, tenantHeader), scopes, ...(payload.sub ? { subject: payload.sub } : {}) };
   };
 }
 
