@@ -64,8 +64,9 @@ const NEVER: [verb: string, resource: string, namespace: string | undefined][] =
   ["escalate", "roles.rbac.authorization.k8s.io", AGENTS[0]!],
 ];
 
-// NOT YET PASSING (deadline): helm/kubectl stderr carries klog discovery-cache lines, and the listener RBAC check
-// reports one missing grant; see the branch report. Skipped explicitly, not silently.
+// NOT YET PASSING (issue 17 stays open): the stderr checks trip on klog "memcache" discovery lines helm/kubectl
+// print against a 1.20 server (harmless: `helm install --dry-run=server` succeeds by hand), and the k8s
+// listener's RBAC check reports one missing grant not yet identified. Skipped explicitly until both are fixed.
 describe.skip("real kube-apiserver: helm install, server-side validation, RBAC", () => {
   let cp: KubeControlPlane;
   let tmp: string;

@@ -34,8 +34,9 @@ const RELEASE_NS = "berth";
 const NS = "agents";
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-// NOT YET PASSING (deadline): the first deploy never reaches DEPLOYED on the real server (cause not yet found);
-// see the branch report. Skipped explicitly, not silently.
+// NOT YET PASSING (issue 17 stays open): the first deploy never reaches DEPLOYED on the real server (cause not
+// yet found; the hand-edit revert step passes on its own). Every later step starts from that deploy, so the
+// suite is skipped explicitly until it does.
 describe.skip("Kubernetes end to end on a real API server", () => {
   let cp: KubeControlPlane;
   let db: TestDatabase;
