@@ -9,12 +9,11 @@
  * headers it set are kept on Berth's answer); for a plain fetch handler, a 404 falls through.
  * The request body is only read if the user's app reads it, so Berth's routes still get it.
  */
-import { access } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { pathToFileURL } from "node:url";
 import type express from "express";
-import { explainUnresolved } from "../graphs/load-errors.js";
+import { importUserModule } from "../graphs/user-module.js";
+import { splitModuleSpec } from "../config/module-spec.js";
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -35,19 +34,14 @@ export interface CustomApp {
 
 /** Import `http.app` ("./path/file.ts:export", relative to the config's directory) and get its fetch handler. */
 export async function loadCustomApp(spec: string, configDir: string): Promise<CustomApp> {
-  const sep = spec.lastIndexOf(":");
-  const file = path.resolve(configDir, sep > 1 ? spec.slice(0, sep) : spec);
-  const exportName = sep > 1 ? spec.slice(sep + 1) : "default";
+  const parts = splitModuleSpec(spec);
+  const file = path.resolve(configDir, parts.file);
+  const exportName = parts.exportName;
   const what = `http.app "${spec}"`;
-  if (!(await access(file).then(() => true, () => false))) throw new CustomAppError(`${what}: file not found: ${file}`);
-  if (/\.(c|m)?tsx?$/.test(file)) (await import("tsx/esm/api")).register();
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (err) {
-    const unresolved = await explainUnresolved(err);
-    throw new CustomAppError(`${what}: cannot import it: ${unresolved ?? ((err as Error).stack ?? String(err))}`);
-  }
+  // through the graphs' own tsx loader: one registration, the same module instances
+  const mod = await importUserModule(file, (f) =>
+    new CustomAppError(f.kind === "not-found" ? `${what}: file not found: ${file}` : `${what}: cannot import it: ${f.kind === "unresolved" ? f.detail : (f.error.stack ?? f.error.message)}`),
+  );
   const app = mod[exportName] as { fetch?: unknown; notFound?: unknown } | FetchHandler | undefined;
   if (app && typeof app === "object" && typeof app.fetch === "function") {
     // Hono: unmatched requests reach our marker instead of Hono's own 404.

@@ -9,13 +9,13 @@
  * never honour it. Every request goes through the project's `authenticate`, whatever
  * `disable_studio_auth` says (it is accepted, and reported in /info as always in effect).
  */
-import { pathToFileURL } from "node:url";
 import path from "node:path";
 import type { Request as ExpressRequest } from "express";
 import type { Logger } from "../../shared/logging.js";
 import { ApiError } from "../../shared/errors.js";
 import type { ResolvedConfig } from "../config/langgraph-config.js";
-import { ensureTypeScriptLoader } from "../graphs/registry.js";
+import { importUserModule } from "../graphs/user-module.js";
+import { splitModuleSpec } from "../config/module-spec.js";
 import { normaliseUser, runAuthHandler, toApiError, type AuthHandlerCache, type AuthResource } from "./handlers.js";
 import type { AuthUser, RequestAuthenticator } from "./types.js";
 
@@ -28,10 +28,7 @@ export class AuthLoadError extends Error {
 
 /** "./src/auth.ts:auth" → absolute file and export name (`default` when none is named). */
 export function parseAuthPath(spec: string, configDir: string): { file: string; exportName: string } {
-  const sep = spec.lastIndexOf(":");
-  const hasExport = sep > 1; // not a Windows drive letter
-  const file = hasExport ? spec.slice(0, sep) : spec;
-  const exportName = hasExport ? spec.slice(sep + 1) : "default";
+  const { file, exportName } = splitModuleSpec(spec);
   if (!file || !exportName) throw new AuthLoadError(`auth.path "${spec}": expected "<file>:<export>"`);
   return { file: path.resolve(configDir, file), exportName };
 }
@@ -39,13 +36,9 @@ export function parseAuthPath(spec: string, configDir: string): { file: string; 
 /** Import the project's module and find its Auth object's handlers. */
 export async function loadAuthHandlers(spec: string, configDir: string): Promise<AuthHandlerCache> {
   const { file, exportName } = parseAuthPath(spec, configDir);
-  if (/\.(c|m)?tsx?$/.test(file)) await ensureTypeScriptLoader();
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new AuthLoadError(`auth.path "${spec}": failed to import ${file}: ${(err as Error).message}`);
-  }
+  const mod = await importUserModule(file, (f) =>
+    new AuthLoadError(`auth.path "${spec}": failed to import ${file}: ${f.kind === "not-found" ? "file not found" : f.kind === "unresolved" ? f.detail : f.error.message}`),
+  );
   const exported = mod[exportName] as { "~handlerCache"?: AuthHandlerCache } | undefined;
   if (!exported) throw new AuthLoadError(`auth.path "${spec}": the module has no export "${exportName}"`);
   const cache = exported["~handlerCache"];

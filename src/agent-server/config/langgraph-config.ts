@@ -4,6 +4,7 @@
  * warning with a suggestion, and invalid values fail start-up with a message naming the key.
  */
 import { readFile } from "node:fs/promises";
+import { splitModuleSpec } from "./module-spec.js";
 import path from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { z } from "zod";
@@ -132,11 +133,7 @@ export function parseLanggraphConfig(
   const graphs = Object.entries(config.graphs).map(([graphId, spec]) => {
     const specPath = typeof spec === "string" ? spec : spec.path;
     const description = typeof spec === "string" ? undefined : spec.description;
-    const sep = specPath.lastIndexOf(":");
-    // A colon inside a Windows drive letter ("C:\…") is not an export separator.
-    const hasExport = sep > 1;
-    const file = hasExport ? specPath.slice(0, sep) : specPath;
-    const exportName = hasExport ? specPath.slice(sep + 1) : "default";
+    const { file, exportName } = splitModuleSpec(specPath);
     if (!file) throw new ConfigFileError(`invalid ${where}: graphs.${graphId}: the path is empty`);
     if (!exportName) throw new ConfigFileError(`invalid ${where}: graphs.${graphId}: the export name after ':' is empty`);
     return { graphId, file: path.resolve(configDir, file), exportName, description };

@@ -4,13 +4,11 @@
  * uncompiled StateGraph, a `createAgent` result (its `.graph`), a Promise of any of these, or a
  * factory `(config) => graph` called per run.
  */
-import { access } from "node:fs/promises";
-import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { v5 as uuidv5 } from "uuid";
 import type { GraphSpec } from "../config/langgraph-config.js";
-import { explainUnresolved } from "./load-errors.js";
+import { importUserModule } from "./user-module.js";
 import { projectSchemaHelpers, useSchemaHelpers, type SchemaHelpers } from "./schemas.js";
 
 /** The namespace the LangGraph servers use for system assistant ids (not the RFC URL namespace). */
@@ -49,15 +47,7 @@ export class GraphLoadError extends Error {
   }
 }
 
-let tsxRegistered: Promise<void> | undefined;
-export async function ensureTypeScriptLoader(): Promise<void> {
-  // Register tsx once, globally, so .ts graphs and everything they import share our module
-  // instances (one @langchain/core, one @langchain/langgraph).
-  tsxRegistered ??= import("tsx/esm/api").then((m) => {
-    m.register();
-  });
-  await tsxRegistered;
-}
+export { ensureTypeScriptLoader } from "./user-module.js";
 
 function isCompiledGraph(value: unknown): value is CompiledGraph {
   return (
@@ -109,18 +99,11 @@ export class GraphRegistry {
 
   private async loadOne(spec: GraphSpec): Promise<void> {
     const what = `graph "${spec.graphId}" (${spec.file}:${spec.exportName})`;
-    if (/\.(c|m)?tsx?$/.test(spec.file)) await ensureTypeScriptLoader();
-    if (!(await access(spec.file).then(() => true, () => false))) throw new GraphLoadError(`${what}: file not found`);
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await import(pathToFileURL(spec.file).href)) as Record<string, unknown>;
-    } catch (err) {
-      // The file exists, so a module that cannot be found is one of its imports.
-      const unresolved = await explainUnresolved(err);
-      if (unresolved) throw new GraphLoadError(`${what}: cannot import it: ${unresolved}`);
-      const e = err as Error;
-      throw new GraphLoadError(`${what}: failed to import: ${e.stack ?? e.message}`);
-    }
+    const mod = await importUserModule(spec.file, (f) =>
+      new GraphLoadError(
+        f.kind === "not-found" ? `${what}: file not found` : f.kind === "unresolved" ? `${what}: cannot import it: ${f.detail}` : `${what}: failed to import: ${f.error.stack ?? f.error.message}`,
+      ),
+    );
     if (!(spec.exportName in mod)) {
       const exports = Object.keys(mod).filter((k) => k !== "__esModule");
       throw new GraphLoadError(`${what}: the module has no export "${spec.exportName}" (exports: ${exports.join(", ") || "none"})`);
