@@ -11,27 +11,13 @@ import type { Request } from "express";
 import type pg from "pg";
 import { AuthError, newerSnapshot, requestKey, scopeAllows, sha256Hex, type KeySnapshot } from "../../shared/auth/index.js";
 import { jwtVerifier, looksLikeJwt, type JwtVerifier } from "../../shared/auth/jwt.js";
-import { DEFAULT_FAILURE_LIMITS, FailureLimiter, clientOf, type FailureLimits } from "../../shared/auth/failures.js";
+import { DEFAULT_FAILURE_LIMITS, FailureLimiter, clientOfRequest, type FailureLimits } from "../../shared/auth/failures.js";
 import { ApiError } from "../../shared/errors.js";
 import type { Logger } from "../../shared/logging.js";
 import type { PlatformAuthConfig } from "./platform-settings.js";
 import { SnapshotRefresher } from "./platform-refresh.js";
 import { KeySnapshotStore } from "./platform-snapshots.js";
 import type { AuthUser, RequestAuthenticator } from "./types.js";
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
-
-/**
- * The client a failed attempt is charged to. Behind a proxy on loopback (the local runtime's
- * deployment proxy) every request comes from 127.0.0.1: the last `X-Forwarded-For` hop, the one
- * the proxy added, names the real client (a local process forging it only charges another name).
- */
-export function clientOfRequest(req: Request): string {
-  const remote = req.socket.remoteAddress ?? "";
-  const xff = req.headers["x-forwarded-for"];
-  if (LOOPBACK.has(remote) && typeof xff === "string" && xff.trim()) return clientOf(xff.split(",").at(-1)!.trim());
-  return clientOf(remote);
-}
 
 /** Whether `hash` is one of `keys` (pure): every entry compared in constant time, no early exit. */
 export function matchKey(hash: string, keys: readonly { id: string; sha256: string }[]): string | undefined {
@@ -64,7 +50,6 @@ export class PlatformAuthenticator implements RequestAuthenticator {
     private readonly config: PlatformAuthConfig,
     private readonly store: KeySnapshotStore | undefined,
     private readonly verifyToken: JwtVerifier | undefined,
-    private readonly logger: Logger,
     failures: Partial<FailureLimits> | undefined,
   ) {
     this.failures = new FailureLimiter({ ...DEFAULT_FAILURE_LIMITS, ...failures });
@@ -74,7 +59,7 @@ export class PlatformAuthenticator implements RequestAuthenticator {
     const store = config.tenantId ? new KeySnapshotStore(deps.pool, deps.embedded) : undefined;
     // the control plane's own verifier (claims, tenants, scopes); only public keys reach a deployment
     const verify = config.tenantId && config.jwt ? await jwtVerifier({ jwksUrl: config.jwt.jwksUrl, publicKey: config.jwt.publicKey, issuer: config.jwt.issuer, audience: config.jwt.audience }) : undefined;
-    const a = new PlatformAuthenticator(config, store, verify, deps.logger, deps.failures);
+    const a = new PlatformAuthenticator(config, store, verify, deps.failures);
     if (store && config.tenantId) {
       await store.setup();
       const kept = await store.load(config.tenantId);

@@ -36,6 +36,21 @@ export function clientOf(remoteAddress: string | undefined): string {
   return addr;
 }
 
+/** The addresses a process on this machine connects from. */
+export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+
+/**
+ * The client a failed attempt of a request is charged to. Behind a proxy on loopback (the local
+ * runtime's deployment proxy) every request comes from 127.0.0.1: the last `X-Forwarded-For` hop,
+ * the one the proxy added, names the real client (a local process forging it only charges another name).
+ */
+export function clientOfRequest(req: { socket: { remoteAddress?: string }; headers: Record<string, string | string[] | undefined> }): string {
+  const remote = req.socket.remoteAddress ?? "";
+  const xff = req.headers["x-forwarded-for"];
+  if (LOOPBACK_ADDRESSES.has(remote) && typeof xff === "string" && xff.trim()) return clientOf(xff.split(",").at(-1)!.trim());
+  return clientOf(remote);
+}
+
 function expandIPv6(addr: string): string[] {
   const [head, tail = ""] = addr.split("::");
   const h = head ? head.split(":") : [];

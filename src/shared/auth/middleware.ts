@@ -4,19 +4,18 @@ import { AuthError, AuthService, DEFAULT_TENANT_ID, pickTenant, type KeyRestrict
 import { looksLikeJwt, scopeAllows, type JwtVerifier } from "./jwt.js";
 import { localRequestError } from "../local-access.js";
 import { ApiError } from "../errors.js";
-import { clientOf } from "./failures.js";
+import { clientOf, LOOPBACK_ADDRESSES } from "./failures.js";
 import { loopbackPeerUid } from "./peer.js";
 
 export type AuthMode = "required" | "loopback-open";
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
 /**
  * A request from this machine that no proxy forwarded. A reverse proxy on loopback would make
  * every outside request look local, so a forwarding header makes it remote: it needs a key.
  */
 export function isLoopbackRequest(req: Request): boolean {
-  return LOOPBACK.has(req.socket.remoteAddress ?? "") && req.headers["x-forwarded-for"] === undefined && req.headers.forwarded === undefined;
+  return LOOPBACK_ADDRESSES.has(req.socket.remoteAddress ?? "") && req.headers["x-forwarded-for"] === undefined && req.headers.forwarded === undefined;
 }
 
 /**
