@@ -215,7 +215,16 @@ function mountAt(prefix: string | undefined, app: express.Express): express.Expr
   if (!p) return app;
   const root = express();
   root.disable("x-powered-by");
-  root.use(p.startsWith("/") ? p : `/${p}`, app);
+  const at = p.startsWith("/") ? p : `/${p}`;
+  // Routes name their own URLs (Location, Content-Location): they read the prefix from here.
+  root.use(
+    at,
+    (_req: express.Request, res: express.Response, next: express.NextFunction) => {
+      res.locals.mountPrefix = at;
+      next();
+    },
+    app,
+  );
   root.use(notFoundHandler);
   return root;
 }

@@ -374,3 +374,9 @@ export function errorHandler(logger: Logger) {
 export function notFoundHandler(req: Request, res: Response): void {
   res.status(404).json({ detail: `no route for ${req.method} ${req.path}` });
 }
+
+/** Where the app is mounted (`http.mount_prefix`, set by the server in front of it), for URLs a route names; "" at the root. */
+export function mountPrefixOf(res: Response): string {
+  const p = (res.locals as { mountPrefix?: unknown }).mountPrefix;
+  return typeof p === "string" ? p : "";
+}

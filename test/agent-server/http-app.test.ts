@@ -84,6 +84,29 @@ describe("http.app as a plain fetch handler, under http.mount_prefix", () => {
     const out = (await client.runs.wait(thread.thread_id, "chat", { input: userMessage("under a prefix") })) as { messages: unknown[] };
     expect(out.messages).toHaveLength(2);
   });
+
+  it("names run and stream URLs under the prefix (Location, Content-Location), and they answer there", async () => {
+    const post = (path: string, body: unknown) => fetch(`${s.url}/api${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const thread = (await (await post("/threads", {})).json()) as { thread_id: string };
+    const created = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "chat", input: userMessage("located") });
+    const run = (await created.json()) as { run_id: string };
+    expect(created.headers.get("content-location")).toBe(`/api/threads/${thread.thread_id}/runs/${run.run_id}`);
+    const got = await fetch(`${s.url}${created.headers.get("content-location")}`);
+    expect(((await got.json()) as { run_id: string }).run_id).toBe(run.run_id);
+
+    const streamed = await post(`/threads/${thread.thread_id}/runs/stream`, { assistant_id: "chat", input: userMessage("streamed") });
+    await streamed.text();
+    const location = streamed.headers.get("location")!;
+    expect(location).toMatch(new RegExp(`^/api/threads/${thread.thread_id}/runs/[0-9a-f-]{36}/stream$`));
+    expect(streamed.headers.get("content-location")).toBe(location.replace(/\/stream$/, ""));
+    const joined = await fetch(`${s.url}${location}`);
+    expect(joined.status).toBe(200);
+    await joined.text();
+
+    const threadStream = await fetch(`${s.url}/api/threads/${thread.thread_id}/stream`, { headers: { "last-event-id": "-1" }, signal: AbortSignal.timeout(60_000) });
+    expect(threadStream.headers.get("content-location")).toBe(`/api/threads/${thread.thread_id}/stream`);
+    await threadStream.body?.cancel();
+  });
 });
 
 describe("http.app that cannot be used", () => {

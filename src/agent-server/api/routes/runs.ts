@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { ApiRouter, Reply, SENT } from "../../../shared/http.js";
+import { ApiRouter, Reply, SENT, mountPrefixOf } from "../../../shared/http.js";
 import { ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
 import type { RunService } from "../../runs/service.js";
@@ -12,7 +12,9 @@ import { SqlBuilder, selectFields } from "../../storage/sql.js";
 import * as s from "../schemas.js";
 import { authorizeRun, authorizeThread, authzOf, type Authz } from "../../auth/access.js";
 
-const runPath = (run: Run) => (run.kwargs.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`);
+/** A run's URL as clients reach it: under `http.mount_prefix` when the server has one (see mountAt). */
+const runPath = (res: Response, run: Run) =>
+  `${mountPrefixOf(res)}${run.kwargs.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`}`;
 
 /** Parse `Last-Event-ID`: a run event id, or -1 for "everything". */
 function lastEventId(req: Request): number | undefined {
@@ -35,7 +37,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
 
   /** SSE for a run this request just created: every event from the first. */
   const streamNew = async (res: Response, run: Run, onDisconnect: "cancel" | "continue" | undefined) => {
-    const path = runPath(run);
+    const path = runPath(res, run);
     await streamRun(ctx, res, {
       runId: run.run_id,
       lastEventId: -1,
@@ -47,7 +49,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
 
   /** Wait for a run this request created and answer its result; newlines keep the connection alive. */
   const waitNew = async (req: Request, res: Response, run: Run, onDisconnect: "cancel" | "continue" | undefined) => {
-    res.status(200).set({ "Content-Type": "application/json", "Content-Location": runPath(run) });
+    res.status(200).set({ "Content-Type": "application/json", "Content-Location": runPath(res, run) });
     res.flushHeaders();
     const keepAlive = setInterval(() => res.write("\n"), ctx.settings.heartbeatSeconds * 1000);
     const gone = new AbortController();
@@ -79,7 +81,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
   // ---- runs on a thread ----------------------------------------------------------------------
   router.add({ method: "post", path: "/threads/:thread_id/runs", tag, summary: "Create a run (queued by multitask_strategy)", uuidParams: threadParams, body: s.threadRunCreate }, async ({ params, body, req, res }) => {
     const run = await createRun(params.thread_id!, body, req.headers, authzOf(ctx, res));
-    return new Reply(200, run, { "Content-Location": runPath(run) });
+    return new Reply(200, run, { "Content-Location": runPath(res, run) });
   });
   router.add({ method: "post", path: "/threads/:thread_id/runs/stream", tag, summary: "Create a run and stream its events (SSE)", uuidParams: threadParams, body: s.threadRunCreate, produces: "text/event-stream" }, async ({ params, body, req, res }) => {
     const run = await createRun(params.thread_id!, body, req.headers, authzOf(ctx, res));
@@ -123,7 +125,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
       runId: run.run_id,
       lastEventId: from,
       modes,
-      headers: { "Content-Location": runPath(run) },
+      headers: { "Content-Location": runPath(res, run) },
       onDisconnect: query.cancel_on_disconnect ? cancelOnDisconnect(run) : undefined,
     });
     return SENT;
@@ -139,7 +141,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
   // ---- stateless runs --------------------------------------------------------------------------
   router.add({ method: "post", path: "/runs", tag: stateless, summary: "Create a run on a temporary thread", body: s.statelessRunCreate }, async ({ body, req, res }) => {
     const run = await createRun(null, body, req.headers, authzOf(ctx, res));
-    return new Reply(200, run, { "Content-Location": runPath(run) });
+    return new Reply(200, run, { "Content-Location": runPath(res, run) });
   });
   router.add({ method: "post", path: "/runs/stream", tag: stateless, summary: "Create a stateless run and stream it", body: s.statelessRunCreate, produces: "text/event-stream" }, async ({ body, req, res }) => {
     const run = await createRun(null, body, req.headers, authzOf(ctx, res));
@@ -168,7 +170,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
       runId: run.run_id,
       lastEventId: lastEventId(req),
       modes: query.stream_mode === undefined ? undefined : Array.isArray(query.stream_mode) ? query.stream_mode : [query.stream_mode],
-      headers: { "Content-Location": runPath(run) },
+      headers: { "Content-Location": runPath(res, run) },
       onDisconnect: query.cancel_on_disconnect ? cancelOnDisconnect(run) : undefined,
     });
     return SENT;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Response } from "express";
 import { z } from "zod";
-import { ApiRouter, Reply, SENT } from "../../../shared/http.js";
+import { ApiRouter, Reply, SENT, mountPrefixOf } from "../../../shared/http.js";
 import { ConflictError, ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
 import { selectFields } from "../../storage/sql.js";
@@ -170,7 +170,7 @@ export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
       res.on("close", () => gone.abort());
       const stopHeartbeat = sseHeartbeat(res, ctx.settings.heartbeatSeconds, gone.signal);
       try {
-        sseHeaders(res, { "Content-Location": `/threads/${threadId}/stream` });
+        sseHeaders(res, { "Content-Location": `${mountPrefixOf(res)}/threads/${threadId}/stream` });
         for await (const e of threadEvents(ctx, threadId, { start, modes, signal: gone.signal })) writeSse(res, e.event, e.data, e.id);
       } finally {
         stopHeartbeat();
