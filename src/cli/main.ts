@@ -178,6 +178,17 @@ program
     await serveUntilSignal(() => startTracingServer(settings, logger), (h) => ({ url: h.url }));
   });
 
+program
+  .command("image-step")
+  .description("A step of the Dockerfiles Berth generates for image builds: check langgraph.json's node_version, dependencies and dockerfile_lines against this image, or install its dependencies")
+  .argument("<step>", "check | dependencies")
+  .requiredOption("--config <file>", "the agent's langgraph.json, relative to --root")
+  .option("--root <dir>", "the repository root", "/deps")
+  .action(async (step: string, flags: { config: string; root: string }) => {
+    const { runImageStep } = await import("../runtime/k8s/image-step.js");
+    process.exitCode = await runImageStep(step, flags);
+  });
+
 interface DevFlags {
   port?: string;
   host?: string;

@@ -43,6 +43,7 @@ describe("the Dockerfile", () => {
       "FROM ghcr.io/berth-dev/berth:1.2.3",
       "COPY --chown=node:node . /deps",
       "WORKDIR /deps",
+      'RUN ["berth","image-step","check","--config","/deps/agent/langgraph.json","--root","/deps"]',
       'RUN ["/bin/sh","-c","npm ci --omit=dev"]',
       `RUN ["/bin/sh","-c","cd '/deps/agent' && npm run build"]`,
       'ENV BERTH_CONFIG="/deps/agent/langgraph.json"',
@@ -62,8 +63,9 @@ describe("the Dockerfile", () => {
     const cmd = `echo "it's" &&\nnpm ci`;
     const text = dockerfileFor({ baseImage: "b", agentConfigPath: "it's/langgraph.json", installCommand: cmd, buildCommand: "make" });
     const runs = text.split("\n").filter((l) => l.startsWith("RUN ")).map((l) => JSON.parse(l.slice(4)) as string[]);
-    expect(runs[0]).toEqual(["/bin/sh", "-c", cmd]);
-    expect(runs[1]).toEqual(["/bin/sh", "-c", `cd ${shellQuote("/deps/it's")} && make`]);
+    expect(runs[0]).toEqual(["berth", "image-step", "check", "--config", "/deps/it's/langgraph.json", "--root", "/deps"]);
+    expect(runs[1]).toEqual(["/bin/sh", "-c", cmd]);
+    expect(runs[2]).toEqual(["/bin/sh", "-c", `cd ${shellQuote("/deps/it's")} && make`]);
     expect(execFileSync("sh", ["-c", `printf %s ${shellQuote("a'b\"c")}`]).toString()).toBe(`a'b"c`);
   });
 

@@ -4,6 +4,7 @@
  * warning with a suggestion, and invalid values fail start-up with a message naming the key.
  */
 import { readFile } from "node:fs/promises";
+import { dependenciesSchema, dockerfileLinesSchema, nodeVersionSchema } from "./image-keys.js";
 import { splitModuleSpec } from "./module-spec.js";
 import path from "node:path";
 import { parse as parseDotenv } from "dotenv";
@@ -51,8 +52,8 @@ export const langgraphConfigSchema = z
     $schema: z.string().optional(),
     graphs: z.record(z.string(), graphSpecSchema).refine((g) => Object.keys(g).length > 0, "must name at least one graph"),
     env: z.union([z.record(z.string(), z.string()), z.string()]).optional(),
-    dependencies: z.array(z.string()).optional(),
-    node_version: z.union([z.string(), z.number()]).optional(),
+    dependencies: dependenciesSchema.optional(),
+    node_version: nodeVersionSchema.optional(),
     http: httpSchema.optional(),
     store: z.object({}).loose().optional(),
     checkpointer: z.object({}).loose().optional(),
@@ -60,7 +61,7 @@ export const langgraphConfigSchema = z
     ui: z.record(z.string(), z.string()).optional(),
     ui_config: z.object({}).loose().optional(),
     node_loader: z.string().optional(),
-    dockerfile_lines: z.array(z.string()).optional(),
+    dockerfile_lines: dockerfileLinesSchema.optional(),
     image_distro: z.string().optional(),
     base_image: z.string().optional(),
     api_version: z.string().optional(),

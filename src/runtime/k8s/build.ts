@@ -3,10 +3,12 @@
  * that builds and pushes it (straight from the git host: no checkout on the control plane), the
  * ConfigMap and Secret the Job mounts, and how to read the Job's outcome.
  *
- * The image extends Berth's own (BERTH_AGENT_BASE_IMAGE): the repository is copied to /deps, its
+ * The image extends Berth's own (BERTH_AGENT_BASE_IMAGE): the repository is copied to /deps, the
+ * config's node_version / dockerfile_lines / dependencies checked by the image's own `berth
+ * image-step check` (the control plane never sees the repository: see image-step.ts), its
  * dependencies installed from the repository root (install_command, else what the lockfile asks for,
- * the same choice as the local runtime's install.ts), build_command run in the directory of the
- * agent config. The operator starts containers with `berth serve` / `berth worker` and no
+ * the same choice as the local runtime's install.ts) and then in each `dependencies` directory
+ * (`berth image-step dependencies`), build_command run in the directory of the agent config. The operator starts containers with `berth serve` / `berth worker` and no
  * `--config`, so the config path also goes into BERTH_CONFIG.
  */
 import { localPath } from "../../control-plane/git-hosts.js";
@@ -53,6 +55,9 @@ export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** A RUN in exec form: any command text (quotes, newlines) survives as-is. */
 const run = (script: string) => `RUN ${JSON.stringify(["/bin/sh", "-c", script])}`;
 
+/** `berth image-step` of the base image (a Berth image: `berth` is on its PATH). */
+const imageStep = (step: "check" | "dependencies", config: string) => `RUN ${JSON.stringify(["berth", "image-step", step, "--config", config, "--root", "/deps"])}`;
+
 function dirOf(p: string): string {
   const i = p.lastIndexOf("/");
   return i < 0 ? "" : p.slice(0, i);
@@ -68,8 +73,12 @@ export function dockerfileFor(i: DockerfileInputs): string {
     `FROM ${i.baseImage}`,
     "COPY --chown=node:node . /deps",
     "WORKDIR /deps",
+    // the config's node_version, dockerfile_lines and dependencies, checked before any install (image-step.ts)
+    imageStep("check", config),
     run(i.installCommand?.trim() ? i.installCommand.trim() : INSTALL_SCRIPT),
   ];
+  // a user's install_command replaces every install, as in the local runtime
+  if (!i.installCommand?.trim()) lines.push(imageStep("dependencies", config));
   if (i.buildCommand?.trim()) lines.push(run(`cd ${shellQuote(configDir)} && ${i.buildCommand.trim()}`));
   lines.push(`ENV BERTH_CONFIG=${JSON.stringify(config)}`, `CMD ${JSON.stringify(["serve", "--config", config])}`);
   return `${lines.join("\n")}\n`;

@@ -4,8 +4,9 @@
  *
  *   CREATING → QUEUED → AWAITING_BUILD   waiting for the deployment's single build/deploy slot
  *   BUILDING         git checkout into <dataDir>/revisions/<revisionId>/src (commit sha recorded),
- *                    install (install_command, or the lockfile's) from the repo root, build_command
- *                    from the config's directory; output → build log
+ *                    the config's node_version / dependencies / dockerfile_lines checked (image-keys.ts),
+ *                    install (install_command, or the lockfile's) from the repo root, then in each
+ *                    `dependencies` directory, build_command from the config's directory; output → build log
  *   AWAITING_DEPLOY  (PGlite only) the previous revision's process is stopped, see below
  *   DEPLOYING        `berth serve` for <checkout>/<agent_config_path>, output → deploy log, until /ok
  *                    answers or the deadline passes (counted from DEPLOYING, as the rules say)
@@ -49,6 +50,7 @@ import { deploymentEnv, inheritedEnv, sandboxedEnv, usesDatabaseServer } from ".
 import { chownTree, prepareDeploymentDir, type RunAs } from "./isolation.js";
 import { checkout } from "./git.js";
 import { detectInstallCommand } from "./install.js";
+import { localImageKeys } from "./image-keys.js";
 import { DeploymentProxy } from "./proxy.js";
 import { abortReason, runShell } from "./shell.js";
 
@@ -504,6 +506,10 @@ export class LocalDeployer {
       throw new BuildError(`agent_config_path "${spec.agentConfigPath}" points outside the repository`);
     }
     if (!existsSync(configPath)) throw new BuildError(`agent_config_path "${spec.agentConfigPath}" does not exist at commit ${job.commitSha}`);
+    // node_version, dependencies and dockerfile_lines: honoured or refused here, before any install runs
+    const extraInstalls = await localImageKeys(root, configPath, spec.installCommand).catch((err: Error) => {
+      throw new BuildError(err.message);
+    });
 
     const env = { ...sandbox, ...deploymentEnv(spec, "build") };
     const shell = async (label: string, command: string, cwd: string) => {
@@ -532,6 +538,14 @@ export class LocalDeployer {
       log(`install: ${plan.reason}`);
       await shell("install command", plan.command, root);
     } else log("no package.json at the repository root and no install_command: nothing to install");
+    for (const dep of extraInstalls) {
+      if (!dep.plan) {
+        log(`dependencies: nothing to install in ${dep.rel} (no package.json)`);
+        continue;
+      }
+      log(`install in ${dep.rel} (dependencies of the config): ${dep.plan.reason}`);
+      await shell("install command", dep.plan.command, dep.dir);
+    }
     if (spec.buildCommand?.trim()) await shell("build command", spec.buildCommand.trim(), path.dirname(configPath));
     return configPath;
   }
