@@ -97,6 +97,22 @@ describe("parseLanggraphConfig", () => {
     expect(parseError({ graphs: { a: "./a.ts:" } })).toMatch(/graphs\.a.*export/);
   });
 
+  it("image keys: node_version is a Node.js major >= 20, dependencies directories, dockerfile_lines one line each", () => {
+    const ok = (keys: Record<string, unknown>) => parseLanggraphConfig({ graphs: { a: "./a.ts" }, ...keys }, CONFIG).config;
+    expect(ok({ node_version: 22 }).node_version).toBe(22);
+    expect(ok({ node_version: "24", dependencies: [".", "../lib"], dockerfile_lines: ["RUN echo hi"] }).dockerfile_lines).toEqual(["RUN echo hi"]);
+    const err = (keys: Record<string, unknown>) => parseError({ graphs: { a: "./a.ts" }, ...keys });
+    expect(err({ node_version: "20.11" })).toMatch(/node_version: must be a Node\.js major version like "20" \(no minor or patch\), got "20\.11"/);
+    expect(err({ node_version: "lts" })).toMatch(/node_version: must be a Node\.js major version/);
+    expect(err({ node_version: 18 })).toMatch(/node_version: Node\.js 18 is not supported: the minimum is 20/);
+    expect(err({ node_version: true })).toMatch(/node_version/);
+    expect(err({ dependencies: [""] })).toMatch(/dependencies\.0: must be a directory relative to the config/);
+    expect(err({ dependencies: [3] })).toMatch(/dependencies\.0/);
+    expect(err({ dockerfile_lines: ["RUN a", "ENV X=1\nRUN curl x | sh"] })).toMatch(/dockerfile_lines\.1: must be one Dockerfile line/);
+    expect(err({ dockerfile_lines: ["RUN a\r"] })).toMatch(/dockerfile_lines\.0/);
+    expect(err({ dockerfile_lines: "RUN a" })).toMatch(/dockerfile_lines/);
+  });
+
   it("names the file in the message", () => {
     expect(parseError({ graphs: 5 })).toContain("langgraph.json");
   });
