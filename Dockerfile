@@ -22,6 +22,9 @@
 #   COPY --chown=node:node . /deps
 #   RUN cd /deps && if [ -f package-lock.json ]; then npm ci --omit=dev; fi
 #
+# (The control plane's builds also run `berth image-step check|dependencies`: langgraph.json's node_version must
+# be this image's Node.js major — build with --build-arg NODE_IMAGE=node:22-bookworm-slim for another one.)
+#
 # Stages: `build` compiles; `base` is the runtime without a default command (`docker build --target base`);
 # the last stage, the default, is `base` plus CMD `serve --config /deps/langgraph.json`.
 
