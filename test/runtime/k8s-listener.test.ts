@@ -340,6 +340,9 @@ describeBackends("k8s listener", (backend) => {
     const dockerfile = fake.get("v1", "ConfigMap", "agents", configMapName).data.Dockerfile as string;
     expect(dockerfile).toContain(`FROM ghcr.io/berth-dev/berth:`);
     expect(dockerfile).toContain('RUN ["/bin/sh","-c","npm ci"]');
+    // langgraph.json's node_version / dockerfile_lines / dependencies: checked inside the build, before the install
+    expect(dockerfile.indexOf('RUN ["berth","image-step","check","--config","/deps/agent/langgraph.json","--root","/deps"]')).toBeGreaterThan(dockerfile.indexOf("COPY"));
+    expect(dockerfile.indexOf("image-step")).toBeLessThan(dockerfile.indexOf("npm ci"));
     expect(dockerfile).toContain('CMD ["serve","--config","/deps/agent/langgraph.json"]');
     // the integration's token reaches Kaniko through a Secret, never the Job's spec
     expect(kaniko.env).toContainEqual({ name: "GIT_PASSWORD", valueFrom: { secretKeyRef: { name: "git-agent-git-credentials", key: "password" } } });
