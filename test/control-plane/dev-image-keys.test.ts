@@ -1,11 +1,12 @@
 /**
  * langgraph.json's image keys in `berth dev` (the local runtime), through the control plane's API:
  * `dependencies` directories are installed (a stand-in npm on PATH records where it ran, and the
- * deployed graph reports what it finds), while a `node_version` the local Node.js is not, any
+ * deployed graph reports what it finds), a `node_version` of another Node.js runs on that Node.js when
+ * it is installed as node<major> (a stand-in here), while a `node_version` no Node.js of the machine is, any
  * `dockerfile_lines` and a `dependencies` path out of the repository fail the revision
  * (BUILD_FAILED) with the reason in its status and build log — before any install runs.
  */
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +18,9 @@ import { BASE_FILES, createRepo, scratchDir, type TestRepo } from "../runtime/lo
 process.env.BERTH_FROM_SOURCE = "1"; // deployments run this checkout's sources
 
 const MAJOR = Number(process.versions.node.split(".")[0]);
+/** A Node.js major "installed" as node<OTHER> on PATH (a stand-in); MISSING is one nobody has. */
+const OTHER = MAJOR + 2;
+const MISSING = MAJOR + 40;
 
 /** Which of the repository root, agent/ and tools/ hold the stand-in npm's marker. */
 const DEPS_GRAPH = `
@@ -65,15 +69,22 @@ describe("berth dev: node_version, dependencies and dockerfile_lines", () => {
     // a stand-in npm (the deployer's install commands find it first on PATH): records where it ran
     const bin = path.join(dir, "bin");
     mkdirSync(bin);
-    writeFileSync(path.join(bin, "npm"), `#!/bin/sh\necho "stand-in npm $* in $PWD"\necho "$*" > installed-by-npm\n`);
+    writeFileSync(path.join(bin, "npm"), `#!/bin/sh\necho "stand-in npm $* in $PWD with node $(command -v node)"\necho "$*" > installed-by-npm\n`);
     chmodSync(path.join(bin, "npm"), 0o755);
+    // "Node.js OTHER": answers the version check as that major, records how it was run, and runs this Node.js
+    writeFileSync(
+      path.join(bin, `node${OTHER}`),
+      `#!/bin/sh\nif [ "$1" = "-p" ] && [ "$2" = "process.versions.node" ]; then echo "${OTHER}.1.0"; exit 0; fi\necho "$*" >> "${path.join(dir, "other-node-runs")}"\nexec "${process.execPath}" "$@"\n`,
+    );
+    chmodSync(path.join(bin, `node${OTHER}`), 0o755);
     process.env.PATH = `${bin}:${process.env.PATH}`;
     repo = createRepo(dir, {
       ...BASE_FILES,
       "agent/deps.ts": DEPS_GRAPH,
       "tools/package.json": JSON.stringify({ name: "tools", private: true }),
       "agent/langgraph.json": config({ node_version: String(MAJOR), dependencies: [".", "../tools"] }),
-      "agent/node.json": config({ node_version: MAJOR + 2 }),
+      "agent/node.json": config({ node_version: MISSING }),
+      "agent/other-node.json": config({ node_version: String(OTHER), dependencies: ["../tools"] }),
       "agent/lines.json": config({ dockerfile_lines: ["RUN apt-get update && apt-get install -y git"] }),
       "agent/outside.json": config({ dependencies: [".", "../../.."] }),
     });
@@ -91,15 +102,29 @@ describe("berth dev: node_version, dependencies and dockerfile_lines", () => {
     const { id, revision, log } = await deploy("with-deps", "agent/langgraph.json");
     expect(revision.status).toBe("DEPLOYED");
     expect(log).toMatch(/install in tools \(dependencies of the config\): package\.json without a lockfile/);
-    expect(log).toMatch(/stand-in npm install in \S+\/src\/tools$/m);
+    expect(log).toMatch(/stand-in npm install in \S+\/src\/tools with node /);
     const url = (await api("GET", `/v2/deployments/${id}`)).body.source_config.custom_url as string;
     const client = new Client({ apiUrl: url, apiKey: dev.adminKey, callerOptions: { maxRetries: 0 } });
     const out = (await client.runs.wait(null, "deps", { input: {} })) as { installed: string[] };
     expect(out.installed).toEqual(["root", "tools"]); // agent/ has no package.json: nothing installed there
   });
 
+  it("runs the install commands and the agent server on node<major> from PATH when node_version asks for another Node.js", async () => {
+    const { revision, log } = await deploy("other-node", "agent/other-node.json");
+    expect(revision.status, revision.status_reason).toBe("DEPLOYED");
+    expect(log).toContain(`node_version: Node.js ${OTHER}.1.0 at ${path.join(dir, "bin", `node${OTHER}`)} runs the install and build commands and the agent server`);
+    // `node` of the install commands is a link to it, first on their PATH
+    expect(log).toMatch(new RegExp(`stand-in npm install in \\S+/src/tools with node \\S+/revisions/${revision.id}/node/node$`, "m"));
+    // the agent server was started with it (and serves: DEPLOYED)
+    expect(readFileSync(path.join(dir, "other-node-runs"), "utf8")).toMatch(/berth\.js serve --config \S+\/agent\/other-node\.json/);
+  });
+
   const refused: [string, string, RegExp][] = [
-    ["a node_version the local Node.js is not", "agent/node.json", new RegExp(`^node_version "${MAJOR + 2}" asks for Node\\.js ${MAJOR + 2}, but the local runtime runs agents with the control plane's Node\\.js ${process.versions.node.replaceAll(".", "\\.")}: start berth dev with Node\\.js ${MAJOR + 2}`)],
+    [
+      "a node_version no Node.js of the machine is",
+      "agent/node.json",
+      new RegExp(`^node_version "${MISSING}" asks for Node\\.js ${MISSING}, but the local runtime runs agents with the control plane's Node\\.js ${process.versions.node.replaceAll(".", "\\.")}: install Node\\.js ${MISSING} and name its node in BERTH_NODE_${MISSING} or put it on PATH as node${MISSING}`),
+    ],
     ["dockerfile_lines", "agent/lines.json", /^dockerfile_lines \(1 line\) cannot be applied: the local runtime builds no image/],
     ["a dependencies path out of the repository", "agent/outside.json", /^dependencies\[1\] "\.\.\/\.\.\/\.\." points outside the repository$/],
   ];

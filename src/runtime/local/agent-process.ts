@@ -31,6 +31,8 @@ export interface AgentProcessOptions {
   log: (line: string, stream: "stdout" | "stderr") => void;
   /** The command that runs berth (tests use the sources). */
   command?: { file: string; args: string[] };
+  /** The `node` that runs berth when no `command` is given (node_version); default this process's. */
+  node?: string;
   /** Run as this user (the control plane runs as root; see isolation.ts). */
   user?: { uid: number; gid: number };
 }
@@ -51,7 +53,7 @@ const urlOf = (host: string, port: number | string) => `http://${host.includes("
 
 export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentProcess> {
   const host = o.host ?? "127.0.0.1";
-  const cmd = o.command ?? { file: process.execPath, args: [BERTH_BIN] };
+  const cmd = o.command ?? { file: o.node ?? process.execPath, args: [BERTH_BIN] };
   const child = spawn(cmd.file, [...cmd.args, "serve", "--config", o.configPath, "--port", String(o.port ?? 0), "--host", host, "--data-dir", o.dataDir], {
     // BERTH_EXIT_WITH_PARENT: if the control plane is killed outright, its agents stop too rather
     // than linger holding their embedded database (which a restarted control plane needs)

@@ -50,7 +50,7 @@ import { deploymentEnv, inheritedEnv, sandboxedEnv, usesDatabaseServer } from ".
 import { chownTree, prepareDeploymentDir, type RunAs } from "./isolation.js";
 import { checkout } from "./git.js";
 import { detectInstallCommand } from "./install.js";
-import { localImageKeys } from "./image-keys.js";
+import { localImageKeys, nodeShimDir } from "./image-keys.js";
 import { DeploymentProxy } from "./proxy.js";
 import { abortReason, runShell } from "./shell.js";
 
@@ -222,7 +222,7 @@ class Instance {
     readonly sink: RevisionSink,
     readonly configPath: string,
     readonly env: Record<string, string>,
-    private readonly d: { opts: LocalDeployerOptions; inherit: NodeJS.ProcessEnv; muted: () => boolean; hooks: InstanceHooks; deadlineMs: number },
+    private readonly d: { opts: LocalDeployerOptions; inherit: NodeJS.ProcessEnv; muted: () => boolean; hooks: InstanceHooks; deadlineMs: number; node?: string },
   ) {}
 
   get url(): string | undefined {
@@ -250,6 +250,7 @@ class Instance {
       user: this.spec.user,
       host: this.d.opts.host,
       command: this.d.opts.command,
+      node: this.d.node,
       log: (line, stream) => {
         this.tail.push(line);
         if (this.tail.length > 5) this.tail.shift();
@@ -448,9 +449,9 @@ export class LocalDeployer {
       await this.listen();
       const release = await this.slot.acquire(job.signal);
       try {
-        const configPath = await this.build(job);
+        const built = await this.build(job);
         await this.step(job, "AWAITING_DEPLOY");
-        await this.rollout(job, configPath, deadlineMs);
+        await this.rollout(job, built, deadlineMs);
       } finally {
         release();
       }
@@ -480,7 +481,8 @@ export class LocalDeployer {
     return result(reason);
   }
 
-  private async build(job: Job): Promise<string> {
+  /** The config to serve, and the `node` to serve it with when node_version asks for another Node.js. */
+  private async build(job: Job): Promise<{ configPath: string; node?: string }> {
     const { spec, signal } = job;
     await this.step(job, "BUILDING");
     const timeoutMs = this.opts.buildTimeoutMs ?? 1_800_000;
@@ -507,9 +509,13 @@ export class LocalDeployer {
     }
     if (!existsSync(configPath)) throw new BuildError(`agent_config_path "${spec.agentConfigPath}" does not exist at commit ${job.commitSha}`);
     // node_version, dependencies and dockerfile_lines: honoured or refused here, before any install runs
-    const extraInstalls = await localImageKeys(root, configPath, spec.installCommand).catch((err: Error) => {
+    const image = await localImageKeys(root, configPath, spec.installCommand, sandbox).catch((err: Error) => {
       throw new BuildError(err.message);
     });
+    if (image.node) {
+      log(`node_version: Node.js ${image.node.version} at ${image.node.path} runs the install and build commands and the agent server`);
+      sandbox.PATH = `${await nodeShimDir(path.join(revDir, "node"), image.node.path)}${path.delimiter}${sandbox.PATH ?? ""}`;
+    }
 
     const env = { ...sandbox, ...deploymentEnv(spec, "build") };
     const shell = async (label: string, command: string, cwd: string) => {
@@ -538,7 +544,7 @@ export class LocalDeployer {
       log(`install: ${plan.reason}`);
       await shell("install command", plan.command, root);
     } else log("no package.json at the repository root and no install_command: nothing to install");
-    for (const dep of extraInstalls) {
+    for (const dep of image.installs) {
       if (!dep.plan) {
         log(`dependencies: nothing to install in ${dep.rel} (no package.json)`);
         continue;
@@ -547,10 +553,10 @@ export class LocalDeployer {
       await shell("install command", dep.plan.command, dep.dir);
     }
     if (spec.buildCommand?.trim()) await shell("build command", spec.buildCommand.trim(), path.dirname(configPath));
-    return configPath;
+    return { configPath, node: image.node?.path };
   }
 
-  private async rollout(job: Job, configPath: string, deadlineMs: number): Promise<void> {
+  private async rollout(job: Job, { configPath, node }: { configPath: string; node?: string }, deadlineMs: number): Promise<void> {
     const { spec, signal } = job;
     const proxy = this.proxy!;
     const env = deploymentEnv(spec);
@@ -564,6 +570,7 @@ export class LocalDeployer {
       muted: () => this.stopped,
       hooks: this.hooks,
       deadlineMs,
+      node,
     });
     try {
       if (previous && !shared) {
