@@ -23,9 +23,15 @@ export class ImageKeysError extends Error {}
 /** Read and check the image keys of the config at `configPath` (JSON). */
 export async function readImageKeys(configPath: string): Promise<ImageKeys> {
   const where = path.basename(configPath);
+  let text: string;
+  try {
+    text = await readFile(configPath, "utf8");
+  } catch (err) {
+    throw new ImageKeysError(`cannot read the agent config ${configPath}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file (check agent_config_path)" : (err as Error).message}`);
+  }
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(configPath, "utf8"));
+    value = JSON.parse(text);
   } catch (err) {
     throw new ImageKeysError(`${where} is not valid JSON: ${(err as Error).message}`);
   }

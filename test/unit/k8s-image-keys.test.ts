@@ -80,6 +80,16 @@ describe("the generated Dockerfile and langgraph.json's image keys", () => {
     ]);
   });
 
+  it("fails the build with a clear reason when the config is missing or not JSON", () => {
+    const [check] = runSteps(dockerfileFor({ baseImage: "b", agentConfigPath: "agent/langgraph.json" }));
+    const missing = run(check!, repo({ "package.json": "{}" }));
+    expect(missing.status).toBe(1);
+    expect(missing.err).toMatch(/berth image-step check: cannot read the agent config \S+\/agent\/langgraph\.json: no such file \(check agent_config_path\)/);
+    const broken = run(check!, repo({ "agent/langgraph.json": "{ graphs:" }));
+    expect(broken.status).toBe(1);
+    expect(broken.err).toMatch(/berth image-step check: langgraph\.json is not valid JSON/);
+  });
+
   const refused: [string, Record<string, unknown>, RegExp, Record<string, string>?][] = [
     [
       "a node_version the base image does not have",
