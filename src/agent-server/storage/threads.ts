@@ -23,6 +23,12 @@ export interface Thread {
 export const THREAD_COLUMNS =
   'thread_id, created_at, updated_at, state_updated_at, metadata, config, status, "values", interrupts, error';
 
+/**
+ * A thread no run is using: none pending or running, and none changed since the thread's last
+ * update (a run that just ended, whose thread the next statement marks idle and updated).
+ */
+const IDLE = `NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND (r.status IN ('pending', 'running') OR r.updated_at > t.updated_at))`;
+
 /** The checkpointer's tables, copied or deleted together with a thread. */
 const CHECKPOINT_TABLES = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"] as const;
 
@@ -112,15 +118,13 @@ export class ThreadStore {
   async deleteExpired(limit: number): Promise<{ deleted: string[]; more: boolean }> {
     return withTransaction(this.pool, async (c) => {
       const { rows: locked } = await c.query<{ thread_id: string }>(
-        `SELECT thread_id FROM threads t WHERE expires_at <= now()
-           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running'))
+        `SELECT thread_id FROM threads t WHERE expires_at <= now() AND ${IDLE}
          ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       if (locked.length === 0) return { deleted: [], more: false };
       const { rows } = await c.query<{ thread_id: string }>(
-        `DELETE FROM threads t WHERE thread_id = ANY($1::uuid[]) AND expires_at <= now()
-           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running'))
+        `DELETE FROM threads t WHERE thread_id = ANY($1::uuid[]) AND expires_at <= now() AND ${IDLE}
          RETURNING thread_id`,
         [locked.map((r) => r.thread_id)],
       );
