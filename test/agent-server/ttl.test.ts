@@ -146,6 +146,17 @@ describeBackends("TTL", (backend) => {
       expect(Number(row!.left)).toBeGreaterThan(9);
     });
 
+    it("a graph's own store.get refreshes the item by its own TTL", async () => {
+      const key = root();
+      await server.client.store.putItem(["remembered"], key, { v: 1 }, { ttl: 5 });
+      await q.sql("UPDATE store SET expires_at = now() + interval '1 minute' WHERE namespace_path = 'remembered' AND key = $1", [key]);
+      const out = await server.client.runs.wait(null, "recall", { input: userMessage(key) });
+      expect(JSON.stringify(out)).toContain('recalled: {\\"v\\":1}');
+      const row = await q.item(["remembered"], key);
+      expect(Number(row!.left)).toBeGreaterThan(4);
+      expect(Number(row!.left)).toBeLessThanOrEqual(5);
+    });
+
     it("refuses a negative or non-numeric ttl with 422 and stores nothing", async () => {
       const ns = [root()];
       expect(await statusOf(server.client.store.putItem(ns, "k", { v: 1 }, { ttl: -1 }))).toBe(422);
