@@ -4,7 +4,6 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
 import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
@@ -18,11 +17,13 @@ import { loadCustomApp } from "./api/custom-app.js";
 import { notFoundHandler } from "../shared/http.js";
 import { createAuthenticator, type RequestAuthenticator } from "./auth/index.js";
 import { BerthPostgresSaver } from "./checkpointer.js";
+import { createStore } from "./store.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { registerSdkLogger } from "./graphs/sdk-logger.js";
 import { CronScheduler } from "./queue/scheduler.js";
+import { TtlSweeper, type SweepResult } from "./ttl-sweeper.js";
 import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
 import { RunService } from "./runs/service.js";
@@ -42,6 +43,8 @@ export interface AgentServerHandle {
   /** Base URL when serving HTTP. */
   url?: string;
   port?: number;
+  /** Delete expired store items and threads now (the worker process does it every sweep interval). */
+  sweepExpired(): Promise<SweepResult>;
   /** Graceful stop: no new requests or claims; running runs drain for the grace period. */
   close(graceSeconds?: number): Promise<void>;
 }
@@ -85,7 +88,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
     const checkpointer = new BerthPostgresSaver(db.pool);
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
-    const store = new PostgresStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
+    const store = createStore({ connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, config.ttl.store);
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
     const storePool = (store as unknown as { core?: { pool?: unknown } }).core?.pool;
     if (!(storePool instanceof pg.Pool)) throw new Error("PostgresStore no longer exposes its pool: cannot guard it against connection errors");
@@ -94,10 +97,11 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     // Processes starting together must not run schema changes at once (the libraries' CREATE TABLE
     // IF NOT EXISTS races); the embedded database belongs to one process, and its single
     // connection would deadlock on the lock.
+    // Our migrations come last: some alter the libraries' tables (the store's TTL column).
     const setupSchema = async () => {
-      await migrate(db.pool, "agent-server", agentServerMigrations);
       await checkpointer.setup();
       await store.setup();
+      await migrate(db.pool, "agent-server", agentServerMigrations);
     };
     await (db.embedded ? setupSchema() : withMigrationLock(db.pool, setupSchema));
 
@@ -115,8 +119,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       await assistants.ensureSystemAssistant(spec.graphId, spec.description, graphConfig, context);
     }
 
-    const threads = new ThreadStore(db.pool);
-    const runStore = new RunStore(db.pool, !db.embedded);
+    const threads = new ThreadStore(db.pool, config.ttl.threads.defaultTtl);
+    const runStore = new RunStore(db.pool, !db.embedded, config.ttl.threads.defaultTtl);
     const ctx: AgentServerContext = {
       settings,
       config,
@@ -139,6 +143,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     const auth = ctx.auth;
     cleanups.push(async () => auth.close?.());
     const runs = new RunService(ctx);
+    const sweeper = new TtlSweeper(db.pool, threads, config.ttl, logger);
+    cleanups.push(() => sweeper.stop());
 
     let server: Server | undefined;
     let port: number | undefined;
@@ -175,6 +181,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       const vacuum = setInterval(() => void runStore.vacuum(settings.streamEventTtlSeconds).catch(() => undefined), VACUUM_EVERY_MS);
       vacuum.unref();
       cleanups.push(async () => clearInterval(vacuum));
+      sweeper.start();
     }
     if (port !== undefined) {
       logger.info({ url: `http://${settings.host}:${port}`, graphs: registry.graphIds(), workers: settings.jobsPerWorker }, "agent server listening");
@@ -187,6 +194,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       worker,
       url: port === undefined ? undefined : `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`,
       port,
+      sweepExpired: () => sweeper.sweep(),
       close(graceSeconds?: number) {
         closing ??= (async () => {
           // 1. stop accepting connections; 2. stop claiming and drain running runs (the grace

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigFileError, loadLanggraphConfig, parseLanggraphConfig } from "../../src/agent-server/config/langgraph-config.js";
+import { ttlSettings } from "../../src/agent-server/config/ttl-config.js";
 
 const CONFIG = path.join(os.tmpdir(), "project", "langgraph.json");
 const DIR = path.dirname(CONFIG);
@@ -64,6 +65,24 @@ describe("parseLanggraphConfig", () => {
     expect(graphs.map((g) => g.graphId)).toEqual(["one", "two"]);
     expect(warnings).toEqual([]);
     expect(config.http?.disable_a2a).toBe(true);
+  });
+
+  it("reads store.ttl and checkpointer.ttl (acted on: test/agent-server/ttl.test.ts) without a warning, with the platform's defaults", () => {
+    const { warnings, config } = parseLanggraphConfig(
+      {
+        graphs: { a: "./a.ts:g" },
+        store: { ttl: { default_ttl: 30, sweep_interval_minutes: 5 } },
+        checkpointer: { ttl: { default_ttl: 43200 } },
+      },
+      CONFIG,
+    );
+    expect(warnings).toEqual([]);
+    expect(config.store?.ttl).toEqual({ default_ttl: 30, refresh_on_read: true, sweep_interval_minutes: 5 });
+    expect(config.checkpointer?.ttl).toEqual({ strategy: "delete", default_ttl: 43200 });
+    expect(ttlSettings({})).toEqual({
+      store: { defaultTtl: null, refreshOnRead: true, sweepIntervalMinutes: 60 },
+      threads: { defaultTtl: null, sweepIntervalMinutes: 60 },
+    });
   });
 
   it("warns about unknown keys with a 'did you mean' suggestion, top level and under http", () => {

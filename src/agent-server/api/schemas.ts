@@ -78,15 +78,26 @@ const supersteps = z.array(
     updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })),
   }),
 );
+/**
+ * A thread's TTL, as the SDK sends it: `{ttl: minutes, strategy: "delete"}` (a bare number is read
+ * as minutes too). The thread is deleted that long after its last update.
+ */
+const threadTtl = z
+  .union([
+    z.number(),
+    z.object({ ttl: z.number(), strategy: z.literal("delete", { error: 'only "delete" is supported' }).optional() }),
+  ])
+  .transform((v) => (typeof v === "number" ? v : v.ttl))
+  .pipe(z.number().positive("must be a positive number of minutes").max(525_600_000, "must be at most 525600000 minutes (1,000 years)"));
 export const threadCreate = z.object({
   thread_id: uuid.optional(),
   metadata: json.optional(),
   if_exists: z.enum(["raise", "do_nothing"]).default("raise"),
   supersteps: supersteps.optional(),
   graph_id: z.string().optional(),
-  ttl: z.unknown().optional(),
+  ttl: threadTtl.nullish(),
 });
-export const threadPatch = z.object({ metadata: json.optional(), ttl: z.unknown().optional() });
+export const threadPatch = z.object({ metadata: json.optional(), ttl: threadTtl.nullish() });
 export const threadSearch = z.object({
   metadata: json.optional(),
   ids: z.array(uuid).optional(),

@@ -10,6 +10,7 @@ import path from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { z } from "zod";
 import { closestMatch } from "../../shared/suggest.js";
+import { checkpointerTtlSchema, storeTtlSchema, ttlSettings, type TtlSettings } from "./ttl-config.js";
 
 const graphSpecSchema = z.union([
   z.string().min(1, "must be a path like ./src/agent.ts:graph"),
@@ -55,8 +56,8 @@ export const langgraphConfigSchema = z
     dependencies: dependenciesSchema.optional(),
     node_version: nodeVersionSchema.optional(),
     http: httpSchema.optional(),
-    store: z.object({}).loose().optional(),
-    checkpointer: z.object({}).loose().optional(),
+    store: z.object({ ttl: storeTtlSchema.optional(), index: z.unknown().optional() }).loose().optional(),
+    checkpointer: z.object({ ttl: checkpointerTtlSchema.optional() }).loose().optional(),
     auth: z.object({ path: z.string().optional(), disable_studio_auth: z.boolean().optional() }).loose().optional(),
     ui: z.record(z.string(), z.string()).optional(),
     ui_config: z.object({}).loose().optional(),
@@ -74,7 +75,7 @@ export type LanggraphConfig = z.infer<typeof langgraphConfigSchema>;
 
 const TOP_LEVEL_KEYS = Object.keys(langgraphConfigSchema.shape);
 /** Keys of the LangGraph format we read but do not act on yet: a warning, never silence. */
-const NOT_SUPPORTED_YET = ["store", "checkpointer", "ui", "ui_config"];
+const NOT_SUPPORTED_YET = ["store.index", "ui", "ui_config"];
 const HTTP_KEYS = Object.keys(httpSchema.shape);
 
 export interface GraphSpec {
@@ -94,6 +95,8 @@ export interface ResolvedConfig {
   /** Environment variables the config asks for (from `env`). */
   env: Record<string, string>;
   disableA2a: boolean;
+  /** `store.ttl` and `checkpointer.ttl`, with their defaults. */
+  ttl: TtlSettings;
   warnings: string[];
 }
 
@@ -180,5 +183,5 @@ export async function loadLanggraphConfig(configPath: string): Promise<ResolvedC
   } else if (config.env) {
     env = config.env;
   }
-  return { configPath: absolute, configDir, raw: config, graphs, env, disableA2a: config.http?.disable_a2a === true, warnings };
+  return { configPath: absolute, configDir, raw: config, graphs, env, disableA2a: config.http?.disable_a2a === true, ttl: ttlSettings(config), warnings };
 }

@@ -161,4 +161,28 @@ CREATE TABLE a2a_push_configs (
     // a config made through a v1.0 method is notified with a v1.0 StreamResponse ({task}), a v0.3 one with the Task
     sql: `ALTER TABLE a2a_push_configs ADD COLUMN dialect text NOT NULL DEFAULT 'v0.3';`,
   },
+  {
+    name: "thread and store item TTLs",
+    // Runs after the checkpointer's and store's own setup (see startAgentServer), so `store` exists.
+    sql: `
+-- A thread with a TTL expires ttl_minutes after its last update: every update stamps updated_at,
+-- and the trigger keeps expires_at in step, so no write path has to remember the TTL.
+ALTER TABLE threads ADD COLUMN ttl_minutes double precision, ADD COLUMN expires_at timestamptz;
+CREATE FUNCTION berth_thread_expiry() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.expires_at := CASE WHEN NEW.ttl_minutes IS NULL THEN NULL ELSE NEW.updated_at + NEW.ttl_minutes * interval '1 minute' END;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER threads_expiry BEFORE INSERT OR UPDATE OF updated_at, ttl_minutes ON threads
+  FOR EACH ROW EXECUTE FUNCTION berth_thread_expiry();
+CREATE INDEX threads_expires_at ON threads (expires_at) WHERE expires_at IS NOT NULL;
+
+-- An item's own TTL, so a read refreshes it by that many minutes (not by the default).
+ALTER TABLE store ADD COLUMN IF NOT EXISTS ttl_minutes double precision;
+-- A read that refreshes an expiry does not update the item: the store's trigger stamped
+-- updated_at on every UPDATE, now only when the value changes (puts set updated_at themselves).
+DROP TRIGGER IF EXISTS update_store_updated_at ON store;
+CREATE TRIGGER update_store_updated_at BEFORE UPDATE OF value ON store FOR EACH ROW EXECUTE FUNCTION update_updated_at_column();
+`,
+  },
 ];

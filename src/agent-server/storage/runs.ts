@@ -108,9 +108,11 @@ function withRunIdentity(spec: NewRun, runId: string, threadId: string): RunKwar
 
 export class RunStore {
   /** `usePrepared`: named statements for the hot path (not on PGlite; see `prepared`). */
+  /** `threadTtlMinutes`: the TTL of threads a run creates (checkpointer.ttl.default_ttl). */
   constructor(
     private readonly pool: pg.Pool,
     private readonly usePrepared = false,
+    private readonly threadTtlMinutes: number | null = null,
   ) {}
 
   private q(name: string, text: string, values: unknown[]): pg.QueryConfig {
@@ -135,9 +137,10 @@ export class RunStore {
       let inflightKnown: InflightRun[] = [];
       if (threadId === null) {
         threadId = randomUUID();
-        await c.query("INSERT INTO threads (thread_id, temporary, metadata) VALUES ($1, true, $2)", [
+        await c.query("INSERT INTO threads (thread_id, temporary, metadata, ttl_minutes) VALUES ($1, true, $2, $3)", [
           threadId,
           { graph_id: spec.graphId, assistant_id: spec.assistantId, ...spec.newThreadMetadata },
+          this.threadTtlMinutes,
         ]);
       } else {
         // Lock the thread and read its in-flight runs in one round trip.
@@ -155,9 +158,10 @@ export class RunStore {
         inflightKnown = thread?.inflight ?? [];
         if (!thread) {
           if (spec.ifNotExists !== "create") throw new NotFoundError(`Thread with ID ${threadId} not found`);
-          await c.query("INSERT INTO threads (thread_id, metadata) VALUES ($1, $2)", [
+          await c.query("INSERT INTO threads (thread_id, metadata, ttl_minutes) VALUES ($1, $2, $3)", [
             threadId,
             { graph_id: spec.graphId, assistant_id: spec.assistantId, ...spec.newThreadMetadata },
+            this.threadTtlMinutes,
           ]);
         }
       }

@@ -2,8 +2,9 @@
  * Store items read with our own SQL on LangGraph PostgresStore's `store` table, for the operations
  * where the library falls short: its search matches namespace prefixes as text (["user"] also
  * finds ["users"]) and refuses an empty prefix (the whole store), and its namespace listing drops
- * namespaces deeper than max_depth instead of truncating them. Writes and single-item reads go
- * through the library, like graphs' own `getStore()` calls.
+ * namespaces deeper than max_depth instead of truncating them; its reads refresh expiries by the
+ * default TTL, not the item's own, and ignore a read's `refresh_ttl`. Writes go through the
+ * library (with our TTL rules, see ../store.ts), like graphs' own `getStore()` calls.
  */
 import type pg from "pg";
 import { ValidationError } from "../../shared/errors.js";
@@ -77,7 +78,44 @@ function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | und
   }
 }
 
-const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > CURRENT_TIMESTAMP)";
+const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > now())";
+
+type ItemRow = { namespace_path: string; key: string; value: unknown; created_at: Date; updated_at: Date; score?: number | null };
+const toItem = (r: ItemRow): StoreItem => ({
+  namespace: r.namespace_path.split(SEPARATOR),
+  key: r.key,
+  value: r.value,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  ...(r.score !== null && r.score !== undefined ? { score: Number(r.score) } : {}),
+});
+
+/** One live item; `refresh` pushes its expiry forward by its own TTL in the same statement. */
+export async function getItem(pool: pg.Pool, namespace: string[], key: string, refresh: boolean): Promise<StoreItem | null> {
+  const { rows } = await pool.query<ItemRow>(
+    `WITH hit AS (
+       SELECT namespace_path, key, value, created_at, updated_at FROM store
+       WHERE namespace_path = $1 AND key = $2 AND ${NOT_EXPIRED}
+     ), refreshed AS (
+       UPDATE store s SET expires_at = now() + s.ttl_minutes * interval '1 minute' FROM hit
+       WHERE $3 AND s.namespace_path = hit.namespace_path AND s.key = hit.key AND s.ttl_minutes IS NOT NULL
+     )
+     SELECT * FROM hit`,
+    [namespace.join(SEPARATOR), key, refresh],
+  );
+  return rows[0] ? toItem(rows[0]) : null;
+}
+
+/** Push the expiry of items just read forward by their own TTLs (a search with refresh). */
+export async function refreshItems(pool: pg.Pool, items: StoreItem[]): Promise<void> {
+  if (items.length === 0) return;
+  await pool.query(
+    `UPDATE store s SET expires_at = now() + s.ttl_minutes * interval '1 minute'
+     FROM unnest($1::text[], $2::text[]) AS read(namespace_path, key)
+     WHERE s.namespace_path = read.namespace_path AND s.key = read.key AND s.ttl_minutes IS NOT NULL AND ${NOT_EXPIRED.replace(/expires_at/g, "s.expires_at")}`,
+    [items.map((i) => i.namespace.join(SEPARATOR)), items.map((i) => i.key)],
+  );
+}
 
 export async function searchItems(
   pool: pg.Pool,
@@ -94,20 +132,13 @@ export async function searchItems(
     score = `ts_rank(to_tsvector('english', value::text), plainto_tsquery('english', ${text}))`;
     b.and(`(to_tsvector('english', value::text) @@ plainto_tsquery('english', ${text}) OR value::text ILIKE ${like})`);
   }
-  const { rows } = await pool.query<{ namespace_path: string; key: string; value: unknown; created_at: Date; updated_at: Date; score: number | null }>(
+  const { rows } = await pool.query<ItemRow>(
     `SELECT namespace_path, key, value, created_at, updated_at, ${score} AS score FROM store ${b.whereSql()}
      ORDER BY ${q.query ? "score DESC, " : ""}updated_at DESC, namespace_path, key
      LIMIT ${b.p(q.limit)} OFFSET ${b.p(q.offset)}`,
     b.params,
   );
-  return rows.map((r) => ({
-    namespace: r.namespace_path.split(SEPARATOR),
-    key: r.key,
-    value: r.value,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    ...(r.score !== null ? { score: Number(r.score) } : {}),
-  }));
+  return rows.map(toItem);
 }
 
 export async function listNamespaces(

@@ -23,11 +23,21 @@ export interface Thread {
 export const THREAD_COLUMNS =
   'thread_id, created_at, updated_at, state_updated_at, metadata, config, status, "values", interrupts, error';
 
+/**
+ * A thread no run is using: none pending or running, and none changed since the thread's last
+ * update (a run that just ended, whose thread the next statement marks idle and updated).
+ */
+const IDLE = `NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND (r.status IN ('pending', 'running') OR r.updated_at > t.updated_at))`;
+
 /** The checkpointer's tables, copied or deleted together with a thread. */
 const CHECKPOINT_TABLES = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"] as const;
 
 export class ThreadStore {
-  constructor(private readonly pool: pg.Pool) {}
+  /** `defaultTtlMinutes`: checkpointer.ttl.default_ttl, given to threads created without a TTL. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly defaultTtlMinutes: number | null = null,
+  ) {}
 
   async get(threadId: string, db: Queryable = this.pool): Promise<Thread> {
     const { rows } = await db.query<Thread>(`SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = $1`, [threadId]);
@@ -41,14 +51,14 @@ export class ThreadStore {
   }
 
   async create(
-    input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing"; temporary?: boolean },
+    input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing"; temporary?: boolean; ttl_minutes?: number | null },
     db: Queryable = this.pool,
   ): Promise<Thread> {
     const id = input.thread_id ?? randomUUID();
     try {
       const { rows } = await db.query<Thread>(
-        `INSERT INTO threads (thread_id, metadata, temporary) VALUES ($1, $2, $3) RETURNING ${THREAD_COLUMNS}`,
-        [id, input.metadata ?? {}, input.temporary ?? false],
+        `INSERT INTO threads (thread_id, metadata, temporary, ttl_minutes) VALUES ($1, $2, $3, $4) RETURNING ${THREAD_COLUMNS}`,
+        [id, input.metadata ?? {}, input.temporary ?? false, input.ttl_minutes ?? this.defaultTtlMinutes],
       );
       return rows[0]!;
     } catch (err) {
@@ -58,10 +68,12 @@ export class ThreadStore {
     }
   }
 
-  async patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Thread> {
+  /** Merge metadata; a `ttlMinutes` replaces the thread's TTL (counted from now, like every update). */
+  async patchMetadata(threadId: string, metadata: Record<string, unknown>, ttlMinutes?: number | null): Promise<Thread> {
     const { rows } = await this.pool.query<Thread>(
-      `UPDATE threads SET metadata = metadata || $2, updated_at = now() WHERE thread_id = $1 RETURNING ${THREAD_COLUMNS}`,
-      [threadId, metadata],
+      `UPDATE threads SET metadata = metadata || $2, ttl_minutes = coalesce($3::float8, ttl_minutes), updated_at = now()
+       WHERE thread_id = $1 RETURNING ${THREAD_COLUMNS}`,
+      [threadId, metadata, ttlMinutes ?? null],
     );
     if (!rows[0]) throw new NotFoundError(`Thread with ID ${threadId} not found`);
     return rows[0];
@@ -93,6 +105,32 @@ export class ThreadStore {
       const { rowCount } = await c.query("DELETE FROM threads WHERE thread_id = $1", [threadId]);
       if (!rowCount) throw new NotFoundError(`Thread with ID ${threadId} not found`);
       for (const t of CHECKPOINT_TABLES) await c.query(`DELETE FROM ${t} WHERE thread_id = $1`, [threadId]);
+    });
+  }
+
+  /**
+   * Delete up to `limit` threads past their TTL with their runs, events and checkpoints, as a
+   * delete does; a busy thread (a run pending or running) waits for a later sweep. Rows are locked
+   * first, skipping those another sweeper or a run being created holds; the delete then looks at
+   * runs again with a fresh snapshot: a run created before the lock is seen, and one created after
+   * waits for it and then finds no thread. Returns the deleted ids.
+   */
+  async deleteExpired(limit: number): Promise<{ deleted: string[]; more: boolean }> {
+    return withTransaction(this.pool, async (c) => {
+      const { rows: locked } = await c.query<{ thread_id: string }>(
+        `SELECT thread_id FROM threads t WHERE expires_at <= now() AND ${IDLE}
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (locked.length === 0) return { deleted: [], more: false };
+      const { rows } = await c.query<{ thread_id: string }>(
+        `DELETE FROM threads t WHERE thread_id = ANY($1::uuid[]) AND expires_at <= now() AND ${IDLE}
+         RETURNING thread_id`,
+        [locked.map((r) => r.thread_id)],
+      );
+      const deleted = rows.map((r) => r.thread_id);
+      for (const t of CHECKPOINT_TABLES) await c.query(`DELETE FROM ${t} WHERE thread_id = ANY($1::text[])`, [deleted]);
+      return { deleted, more: locked.length === limit };
     });
   }
 
@@ -144,8 +182,8 @@ export class ThreadStore {
       const source = await this.get(threadId, c);
       const id = opts.id ?? randomUUID();
       const { rows } = await c.query<Thread>(
-        `INSERT INTO threads (thread_id, metadata, config, status, "values", interrupts, state_updated_at)
-         SELECT $2, coalesce($3::jsonb, metadata), config, CASE WHEN status = 'busy' THEN 'idle' ELSE status END, "values", interrupts, state_updated_at
+        `INSERT INTO threads (thread_id, metadata, config, status, "values", interrupts, state_updated_at, ttl_minutes)
+         SELECT $2, coalesce($3::jsonb, metadata), config, CASE WHEN status = 'busy' THEN 'idle' ELSE status END, "values", interrupts, state_updated_at, ttl_minutes
          FROM threads WHERE thread_id = $1 RETURNING ${THREAD_COLUMNS}`,
         [source.thread_id, id, opts.metadata === undefined ? null : JSON.stringify(opts.metadata)],
       );

@@ -1,7 +1,7 @@
 import { ApiRouter, Reply } from "../../../shared/http.js";
 import { ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
-import { checkNamespace, listNamespaces, searchItems, type StoreItem } from "../../storage/store-items.js";
+import { checkNamespace, getItem, listNamespaces, refreshItems, searchItems, type StoreItem } from "../../storage/store-items.js";
 import * as s from "../schemas.js";
 import type { Response } from "express";
 import { ApiError } from "../../../shared/errors.js";
@@ -39,7 +39,9 @@ export function storeRoutes(router: ApiRouter, ctx: AgentServerContext): void {
     checkNamespace(body.namespace, ["body", "namespace"]);
     const namespace = (await scoped(res, "put", { namespace: [...body.namespace], key: body.key, value: body.value })) ?? [];
     checkNamespace(namespace, ["body", "namespace"]);
-    await ctx.store.put(namespace, body.key, body.value, body.index ?? undefined, body.ttl ? { ttl: body.ttl } : undefined);
+    // no ttl: the configured default; null: never expires (see ../../store.ts)
+    const options = body.ttl === undefined ? undefined : ({ ttl: body.ttl } as { ttl?: number });
+    await ctx.store.put(namespace, body.key, body.value, body.index ?? undefined, options);
     return Reply.noContent();
   });
   router.add({ method: "delete", path: "/store/items", tag, summary: "Delete an item", body: s.storeDelete }, async ({ body, res }) => {
@@ -55,13 +57,15 @@ export function storeRoutes(router: ApiRouter, ctx: AgentServerContext): void {
     checkNamespace(asked, ["query", "namespace"]);
     const namespace = (await scoped(res, "get", { namespace: asked, key: query.key })) ?? [];
     checkNamespace(namespace, ["query", "namespace"]);
-    const item = (await ctx.store.get(namespace, query.key)) as StoreItem | null;
+    const item = await getItem(ctx.pool, namespace, query.key, query.refresh_ttl ?? ctx.config.ttl.store.refreshOnRead);
     // What the SDK's `store.getItem` expects for a missing item: `null`, not an error.
     return item ? toApi(item) : null;
   });
   router.add({ method: "post", path: "/store/items/search", tag, summary: "Search items", body: s.storeSearch, optionalBody: true }, async ({ body, res }) => {
     const namespace_prefix = await scoped(res, "search", { namespace: [...body.namespace_prefix], filter: body.filter, limit: body.limit, offset: body.offset, query: body.query });
-    return { items: (await searchItems(ctx.pool, { ...body, namespace_prefix: namespace_prefix ?? [] })).map(toApi) };
+    const items = await searchItems(ctx.pool, { ...body, namespace_prefix: namespace_prefix ?? [] });
+    if (body.refresh_ttl ?? ctx.config.ttl.store.refreshOnRead) await refreshItems(ctx.pool, items);
+    return { items: items.map(toApi) };
   });
   router.add({ method: "post", path: "/store/namespaces", tag, summary: "List namespaces", body: s.storeListNamespaces, optionalBody: true }, async ({ body, res }) => {
     const prefix = await scoped(res, "list_namespaces", { namespace: body.prefix ? [...body.prefix] : undefined, suffix: body.suffix, max_depth: body.max_depth, limit: body.limit, offset: body.offset });

@@ -52,7 +52,7 @@ export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
       });
     }
     const existed = body.thread_id ? (await ctx.threads.find(body.thread_id)) !== undefined : false;
-    const thread = await ctx.threads.create({ thread_id: body.thread_id, metadata, if_exists: body.if_exists });
+    const thread = await ctx.threads.create({ thread_id: body.thread_id, metadata, if_exists: body.if_exists, ttl_minutes: body.ttl });
     if (supersteps.length === 0 || existed) return thread;
     try {
       await ctx.state.bulkUpdate(thread.thread_id, supersteps);
@@ -85,7 +85,7 @@ export function threadRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   router.add({ method: "patch", path: "/threads/:thread_id", tag, summary: "Update a thread's metadata (merged)", uuidParams, body: s.threadPatch }, async ({ params, body, res }) => {
     const value: Record<string, unknown> = { thread_id: params.thread_id, metadata: { ...(body.metadata ?? {}) } };
     await authorizeThread(ctx, authzOf(ctx, res), params.thread_id!, "update", value);
-    return ctx.threads.patchMetadata(params.thread_id!, (value.metadata as Record<string, unknown> | undefined) ?? {});
+    return ctx.threads.patchMetadata(params.thread_id!, (value.metadata as Record<string, unknown> | undefined) ?? {}, body.ttl);
   });
   router.add({ method: "delete", path: "/threads/:thread_id", tag, summary: "Delete a thread with its runs and checkpoints", uuidParams }, async ({ params, res }) => {
     await authorizeThread(ctx, authzOf(ctx, res), params.thread_id!, "delete");
