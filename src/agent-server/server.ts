@@ -34,6 +34,8 @@ import { EventStore } from "./storage/events.js";
 import { agentServerMigrations } from "./storage/migrations.js";
 import { RunStore } from "./storage/runs.js";
 import { ThreadStore } from "./storage/threads.js";
+import { UiBundles } from "./ui/bundles.js";
+import path from "node:path";
 
 export interface AgentServerHandle {
   ctx: AgentServerContext;
@@ -74,6 +76,14 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch((err) => logger.warn({ err }, "cleanup step failed"));
   };
+  // Generative UI (langgraph.json `ui`): bundled in the background, for the processes serving HTTP.
+  const uiDefs = config.raw.ui ?? {};
+  const ui =
+    settings.serveHttp && !config.raw.http?.disable_ui && Object.keys(uiDefs).length
+      ? UiBundles.start({ defs: uiDefs, shared: config.raw.ui_config?.shared ?? [], projectDir: config.configDir, cacheDir: path.join(settings.dataDir, "ui-cache"), logger })
+      : undefined;
+  // a stopping server lets running builds finish (they write to the data directory)
+  if (ui) cleanups.push(() => ui.settled());
   try {
     const db: Database = await openDatabase({
       uri: settings.databaseUri,
@@ -135,6 +145,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore, assistants),
       auth: options.authenticator ?? (await createAuthenticator(settings, config, logger, db)),
+      ui,
     };
     const auth = ctx.auth;
     cleanups.push(async () => auth.close?.());
