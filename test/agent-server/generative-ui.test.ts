@@ -206,6 +206,12 @@ describeBackends("generative UI", (backend) => {
     expect(((await missingName.json()) as { detail: unknown[] }).detail[0]).toMatchObject({ loc: ["body", "name"], type: "missing" });
   });
 
+  it("the routes are in the OpenAPI document", async () => {
+    const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags: string[] }>> };
+    expect(doc.paths["/ui/{graph_id}"]?.post?.tags).toEqual(["UI"]);
+    expect(doc.paths["/ui/{graph_id}/{file}"]?.get?.tags).toEqual(["UI"]);
+  });
+
   it("a hostile component name stays inside the onload string (no markup, no early {{shadowRootId}})", async () => {
     const name = `x'><img src=y onerror=alert(1)>{{shadowRootId}}</script>"`;
     const html = await (await postComponent(s.url, "ui-agent", { name })).text();
