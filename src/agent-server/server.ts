@@ -3,6 +3,7 @@
  * migrations, checkpointer and store, signal bus, graphs, HTTP API and queue workers.
  */
 import { createServer, type Server } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
@@ -35,7 +36,6 @@ import { agentServerMigrations } from "./storage/migrations.js";
 import { RunStore } from "./storage/runs.js";
 import { ThreadStore } from "./storage/threads.js";
 import { UiBundles } from "./ui/bundles.js";
-import path from "node:path";
 
 export interface AgentServerHandle {
   ctx: AgentServerContext;
