@@ -15,6 +15,7 @@ import type { CronStore } from "./storage/crons.js";
 import type { EventStore } from "./storage/events.js";
 import type { RunStore } from "./storage/runs.js";
 import type { ThreadStore } from "./storage/threads.js";
+import type { UiBundles } from "./ui/bundles.js";
 
 export interface AgentServerContext {
   settings: AgentServerSettings;
@@ -36,4 +37,6 @@ export interface AgentServerContext {
   state: StateService;
   /** Who requests come from (none, platform keys or the project's custom auth). */
   auth: RequestAuthenticator;
+  /** The generative-UI bundles (langgraph.json `ui`), when this process serves them. */
+  ui?: UiBundles;
 }

@@ -3,6 +3,7 @@
  * migrations, checkpointer and store, signal bus, graphs, HTTP API and queue workers.
  */
 import { createServer, type Server } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
@@ -35,6 +36,7 @@ import { EventStore } from "./storage/events.js";
 import { agentServerMigrations } from "./storage/migrations.js";
 import { RunStore } from "./storage/runs.js";
 import { ThreadStore } from "./storage/threads.js";
+import { UiBundles } from "./ui/bundles.js";
 
 export interface AgentServerHandle {
   ctx: AgentServerContext;
@@ -77,6 +79,14 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch((err) => logger.warn({ err }, "cleanup step failed"));
   };
+  // Generative UI (langgraph.json `ui`): bundled in the background, for the processes serving HTTP.
+  const uiDefs = config.raw.ui ?? {};
+  const ui =
+    settings.serveHttp && !config.raw.http?.disable_ui && Object.keys(uiDefs).length
+      ? UiBundles.start({ defs: uiDefs, shared: config.raw.ui_config?.shared ?? [], projectDir: config.configDir, cacheDir: path.join(settings.dataDir, "ui-cache"), logger })
+      : undefined;
+  // a stopping server lets running builds finish (they write to the data directory)
+  if (ui) cleanups.push(() => ui.settled());
   try {
     const db: Database = await openDatabase({
       uri: settings.databaseUri,
@@ -139,6 +149,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore, assistants),
       auth: options.authenticator ?? (await createAuthenticator(settings, config, logger, db)),
+      ui,
     };
     const auth = ctx.auth;
     cleanups.push(async () => auth.close?.());

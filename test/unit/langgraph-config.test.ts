@@ -98,6 +98,18 @@ describe("parseLanggraphConfig", () => {
     expect(warnings[1]).toContain('did you mean "disable_a2a"');
   });
 
+  it("ui and ui_config are acted on (test/agent-server/generative-ui.test.ts): no warning, modules stay in the project", () => {
+    const ok = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, ui: { a: "./src/ui.tsx" }, ui_config: { shared: ["clsx"] } }, CONFIG);
+    expect(ok.warnings).toEqual([]);
+    expect(ok.config.ui_config?.shared).toEqual(["clsx"]);
+    const orphan = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, ui: { other: "./ui.tsx" } }, CONFIG);
+    expect(orphan.warnings).toEqual([expect.stringContaining('ui.other: no graph "other"')]);
+    expect(parseError({ graphs: { a: "./a.ts" }, ui: { a: "../elsewhere/ui.tsx" } })).toMatch(/ui\.a: "\.\.\/elsewhere\/ui\.tsx" is outside the project directory/);
+    expect(parseError({ graphs: { a: "./a.ts" }, ui: { a: "/abs/ui.tsx" } })).toMatch(/ui\.a:.*outside the project/);
+    expect(parseError({ graphs: { a: "./a.ts" }, ui: { a: "" } })).toMatch(/ui\.a/);
+    expect(parseError({ graphs: { a: "./a.ts" }, ui_config: { shared: "react" } })).toMatch(/ui_config\.shared/);
+  });
+
   it("warns without a suggestion when nothing is close", () => {
     const { warnings } = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, qqqqqqqqqqqqqqqqqqqqqq: 1 }, CONFIG);
     expect(warnings).toHaveLength(1);

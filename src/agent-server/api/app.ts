@@ -16,6 +16,7 @@ import { BERTH_VERSION } from "../version.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
+import { isUiFileRequest, uiRoutes } from "../ui/routes.js";
 
 export interface AppExtension {
   /** Extra routes (A2A, custom apps) mounted before the built-in ones. */
@@ -81,7 +82,8 @@ export function createAgentServerApp(
   if (loopback) app.use(loopbackGuard(ctx));
   app.use(cors(ctx));
   // every route group below (the API, A2A, MCP, custom routes) sees the same authenticated user
-  app.use(requireAuth(ctx.auth));
+  const ui = ctx.ui;
+  app.use(requireAuth(ctx.auth, ui ? (method, path) => isUiFileRequest(ui, method, path) : undefined));
   // A2A reads its own bodies: a JSON-RPC client gets a JSON-RPC error even for unparseable JSON.
   if (!ctx.config.disableA2a) mountA2A(app, ctx, runs);
   // MCP's transport reads and bounds its own bodies too, answering JSON-RPC errors
@@ -99,6 +101,7 @@ export function createAgentServerApp(
     runRoutes(router, ctx, runs);
   }
   if (!http.disable_store) storeRoutes(router, ctx);
+  if (ui) uiRoutes(router, ui);
 
   for (const extend of extensions) extend(app, ctx);
   router.mount(app);

@@ -11,9 +11,12 @@ export function isPublicPath(method: string, path: string): boolean {
   return path === "/ok" || path === "/info" || path === "/docs" || path.startsWith("/docs/") || path === "/openapi.json" || path.endsWith("/.well-known/agent-card.json") || path.endsWith("/.well-known/agent.json");
 }
 
-export function requireAuth(authenticator: RequestAuthenticator): RequestHandler {
+/** `isPublicPath`'s list extended by a route group (the generative-UI files). */
+export type PublicPathTest = (method: string, path: string) => boolean;
+
+export function requireAuth(authenticator: RequestAuthenticator, alsoPublic?: PublicPathTest): RequestHandler {
   return (req, res, next) => {
-    if (authenticator.mode === "none" || req.method === "OPTIONS" || isPublicPath(req.method, req.path)) {
+    if (authenticator.mode === "none" || req.method === "OPTIONS" || isPublicPath(req.method, req.path) || alsoPublic?.(req.method, req.path)) {
       res.locals.auth = { mode: authenticator.mode } satisfies RequestAuth;
       next();
       return;

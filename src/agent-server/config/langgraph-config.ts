@@ -40,7 +40,7 @@ const httpSchema = z
     disable_meta: z.boolean().optional(),
     disable_mcp: z.boolean().optional(),
     disable_webhooks: z.boolean().optional(),
-    // Berth serves no generative-UI routes (`ui` is not supported yet), so this always holds.
+    // no `/ui` routes and no bundle builds, even when `ui` names modules
     disable_ui: z.boolean().optional(),
     cors: corsSchema.optional(),
     configurable_headers: z.object({ includes: z.array(z.string()).optional(), excludes: z.array(z.string()).optional() }).loose().optional(),
@@ -59,8 +59,8 @@ export const langgraphConfigSchema = z
     store: z.object({ ttl: storeTtlSchema.optional(), index: z.unknown().optional() }).loose().optional(),
     checkpointer: z.object({ ttl: checkpointerTtlSchema.optional() }).loose().optional(),
     auth: z.object({ path: z.string().optional(), disable_studio_auth: z.boolean().optional() }).loose().optional(),
-    ui: z.record(z.string(), z.string()).optional(),
-    ui_config: z.object({}).loose().optional(),
+    ui: z.record(z.string(), z.string().min(1, "must be a path like ./src/agent/ui.tsx")).optional(),
+    ui_config: z.object({ shared: z.array(z.string().min(1)).optional() }).loose().optional(),
     node_loader: z.string().optional(),
     dockerfile_lines: dockerfileLinesSchema.optional(),
     image_distro: z.string().optional(),
@@ -75,7 +75,7 @@ export type LanggraphConfig = z.infer<typeof langgraphConfigSchema>;
 
 const TOP_LEVEL_KEYS = Object.keys(langgraphConfigSchema.shape);
 /** Keys of the LangGraph format we read but do not act on yet: a warning, never silence. */
-const NOT_SUPPORTED_YET = ["store.index", "ui", "ui_config"];
+const NOT_SUPPORTED_YET = ["store.index"];
 const HTTP_KEYS = Object.keys(httpSchema.shape);
 
 export interface GraphSpec {
@@ -142,6 +142,14 @@ export function parseLanggraphConfig(
     if (!exportName) throw new ConfigFileError(`invalid ${where}: graphs.${graphId}: the export name after ':' is empty`);
     return { graphId, file: path.resolve(configDir, file), exportName, description };
   });
+  for (const [graphId, uiPath] of Object.entries(config.ui ?? {})) {
+    // bundled from the project's files, as on LangGraph Platform
+    const rel = path.relative(configDir, path.resolve(configDir, uiPath));
+    if (rel === "" || rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+      throw new ConfigFileError(`invalid ${where}: ui.${graphId}: ${JSON.stringify(uiPath)} is outside the project directory (${configDir})`);
+    }
+    if (!(graphId in config.graphs)) warnings.push(`${where}: ui.${graphId}: no graph "${graphId}" in "graphs" (the UI is served under /ui/${graphId} all the same)`);
+  }
   return { config, graphs, warnings };
 }
 
