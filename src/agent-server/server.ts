@@ -3,6 +3,7 @@
  * migrations, checkpointer and store, signal bus, graphs, HTTP API and queue workers.
  */
 import { createServer, type Server } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
@@ -21,7 +22,9 @@ import { BerthPostgresSaver } from "./checkpointer.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { hasZodState } from "./graphs/schemas.js";
 import { registerSdkLogger } from "./graphs/sdk-logger.js";
+import { TypeSchemaService } from "./graphs/type-schemas/service.js";
 import { CronScheduler } from "./queue/scheduler.js";
 import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
@@ -150,6 +153,13 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       const s = server;
       cleanups.push(() => new Promise<void>((r) => s.close(() => r())));
       port = (server.address() as AddressInfo).port;
+      // Schemas from the graphs' TypeScript types: only now, so the compiler's seconds of CPU
+      // never delay serving; graphs zod describes need none.
+      const typeSchemas = new TypeSchemaService(logger, path.join(settings.dataDir, "schema-cache"));
+      ctx.typeSchemas = typeSchemas;
+      cleanups.push(() => typeSchemas.close());
+      const graph = (id: string) => registry.loadedGraph(id);
+      typeSchemas.start(config.graphs.filter((g) => !(graph(g.graphId) && hasZodState(graph(g.graphId)!))).map(({ graphId, file, exportName }) => ({ graphId, file, exportName })));
     }
 
     // Workers start last: nothing is claimed by a process that then fails to start.
