@@ -155,7 +155,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       port = (server.address() as AddressInfo).port;
       // Schemas from the graphs' TypeScript types: only now, so the compiler's seconds of CPU
       // never delay serving; graphs zod describes need none.
-      const typeSchemas = new TypeSchemaService(logger, path.join(settings.dataDir, "schema-cache"));
+      const typeSchemas = new TypeSchemaService(logger, settings.schemaCacheDir ?? path.join(settings.dataDir, "schema-cache"));
       ctx.typeSchemas = typeSchemas;
       cleanups.push(() => typeSchemas.close());
       const graph = (id: string) => registry.loadedGraph(id);

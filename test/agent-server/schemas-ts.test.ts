@@ -17,7 +17,7 @@ type Schemas = { graph_id: string; input_schema: Schema | null; output_schema: S
 
 async function startWith(dataDir: string): Promise<TestServer> {
   const db = await createTestDatabase("pglite");
-  return startTestServer("pglite", { configPath: CONFIG, dataDir }, db);
+  return startTestServer("pglite", { configPath: CONFIG, schemaCacheDir: path.join(dataDir, "schema-cache") }, db);
 }
 
 /** The schemas once they come from the types: the state schema then describes `answeredAt` (run time knows only keys). */

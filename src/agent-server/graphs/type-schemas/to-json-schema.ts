@@ -16,12 +16,17 @@ const MAX_DEPTH = 8;
 /** How many times a recursive type is expanded inside itself. */
 const MAX_RECURSION = 2;
 
-/** The shape of a serialized LangChain message (what the API sends and receives). */
+/**
+ * The shape of a serialized LangChain message (what the API sends and receives). Loose on
+ * purpose: clients send `{type, content}` and `{role, content}` alike, and it validates inputs
+ * (MCP tool arguments).
+ */
 export const MESSAGE_DEFINITION: JsonSchema = {
   type: "object",
   description: "A LangChain message (human, ai, system, tool, ...).",
   properties: {
     type: { type: "string", description: "human, ai, system, tool, function, remove, ..." },
+    role: { type: "string", description: "user, assistant, system, tool (instead of type)" },
     content: {
       anyOf: [{ type: "string" }, { type: "array", items: { type: "object", additionalProperties: true } }],
     },
@@ -32,7 +37,7 @@ export const MESSAGE_DEFINITION: JsonSchema = {
     tool_calls: { type: "array", items: { type: "object", additionalProperties: true } },
     tool_call_id: { type: "string" },
   },
-  required: ["type", "content"],
+  required: ["content"],
 };
 export const MESSAGE_REF = "#/definitions/BaseMessage";
 
