@@ -96,11 +96,13 @@ export class TypeSchemaService {
  * sources (dev, tests) it needs tsx's loader registered inside the worker first.
  */
 function spawnWorker(input: WorkerInput): Worker {
+  // A project whose types blow up the compiler's memory stops the worker, not the server.
+  const resourceLimits = { maxOldGenerationSizeMb: 2048 };
   const here = fileURLToPath(import.meta.url);
   const ext = path.extname(here);
   const entry = pathToFileURL(path.join(path.dirname(here), `worker${ext}`)).href;
-  if (ext === ".js") return new Worker(new URL(entry), { workerData: input });
+  if (ext === ".js") return new Worker(new URL(entry), { workerData: input, resourceLimits });
   const tsx = resolveImport("tsx/esm/api", import.meta.url);
   const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: input });
+  return new Worker(boot, { eval: true, workerData: input, resourceLimits });
 }
