@@ -2,8 +2,9 @@
  * Schemas of graphs derived from their TypeScript types, for graphs whose state, input, output or
  * config are TypeScript types and Annotations rather than zod (what graph UIs build forms from).
  *
- * The compiler runs in a worker thread started once the server listens (worker.ts); results are
- * kept here, in memory, and on disk by the worker. Nothing waits for them: until a graph's
+ * Once the server listens, the disk cache (cache.ts, no compiler needed) answers what it can and a
+ * worker thread runs the compiler for the rest (worker.ts, which fills the cache); results are
+ * kept here, in memory. Nothing waits for them: until a graph's
  * schemas are known — or when its types cannot be read — `/assistants/{id}/schemas` answers what
  * the graph tells at run time (zod schemas, else its state keys). (The JS platform instead holds
  * the request until its parser is done, up to 30 s, and fails it when the parser fails.)
@@ -14,7 +15,8 @@ import { Worker } from "node:worker_threads";
 import { resolve as resolveImport } from "import-meta-resolve";
 import type { Logger } from "../../../shared/logging.js";
 import type { TypeSchemas } from "./extract.js";
-import type { WorkerGraph, WorkerInput, WorkerMessage } from "./worker.js";
+import { readCached, type GraphRef } from "./cache.js";
+import type { WorkerInput, WorkerMessage } from "./worker.js";
 
 export type { TypeSchemas } from "./extract.js";
 
@@ -26,6 +28,8 @@ export class TypeSchemaService {
   private readonly pending = new Set<string>();
   private worker?: Worker;
   private stall?: NodeJS.Timeout;
+  private started = false;
+  private closed = false;
 
   constructor(
     private readonly logger: Logger,
@@ -41,23 +45,47 @@ export class TypeSchemaService {
     return this.pending.has(graphId);
   }
 
-  /** Start deriving the graphs' schemas in the background (once). */
-  start(graphs: WorkerGraph[]): void {
-    if (this.worker || graphs.length === 0) return;
+  /**
+   * Start deriving the graphs' schemas in the background (once): the cache answers first (no
+   * compiler needed), the worker takes the rest.
+   */
+  start(graphs: GraphRef[]): void {
+    if (this.started || graphs.length === 0) return;
+    this.started = true;
     for (const g of graphs) this.pending.add(g.graphId);
+    void this.fromCacheThenWorker(graphs).catch((err: Error) => this.giveUp(err.message));
+  }
+
+  private async fromCacheThenWorker(graphs: GraphRef[]): Promise<void> {
+    const misses: GraphRef[] = [];
+    for (const g of graphs) {
+      const started = performance.now();
+      const cached = await readCached(this.cacheDir, g);
+      if (this.closed) return;
+      if (cached) this.settle({ graphId: g.graphId, ok: true, schemas: cached, source: "cache", ms: Math.round(performance.now() - started) });
+      else misses.push(g);
+    }
+    if (misses.length > 0) this.spawn(misses);
+  }
+
+  private settle(m: WorkerMessage): void {
+    if (!this.pending.delete(m.graphId)) return;
+    if (m.ok) {
+      this.ready.set(m.graphId, m.schemas);
+      this.logger.debug({ graph_id: m.graphId, source: m.source, ms: m.ms }, "schemas derived from TypeScript types");
+    } else {
+      this.logger.warn({ graph_id: m.graphId, error: m.error }, "cannot derive schemas from the graph's TypeScript types; serving run-time schemas");
+    }
+  }
+
+  private spawn(graphs: GraphRef[]): void {
     const input: WorkerInput = { graphs, cacheDir: this.cacheDir };
     const worker = spawnWorker(input);
     this.worker = worker;
     worker.unref(); // never keeps the process alive
     this.armStall();
     worker.on("message", (m: WorkerMessage) => {
-      this.pending.delete(m.graphId);
-      if (m.ok) {
-        this.ready.set(m.graphId, m.schemas);
-        this.logger.debug({ graph_id: m.graphId, source: m.source, ms: m.ms }, "schemas derived from TypeScript types");
-      } else {
-        this.logger.warn({ graph_id: m.graphId, error: m.error }, "cannot derive schemas from the graph's TypeScript types; serving run-time schemas");
-      }
+      this.settle(m);
       if (this.pending.size === 0) void this.close();
       else this.armStall();
     });
@@ -71,7 +99,7 @@ export class TypeSchemaService {
     clearTimeout(this.stall);
     this.stall = setTimeout(() => {
       this.giveUp(`no result within ${STALL_MS / 1000} s`);
-      void this.close();
+      void this.worker?.terminate();
     }, STALL_MS);
     this.stall.unref();
   }
@@ -83,11 +111,10 @@ export class TypeSchemaService {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.stall);
-    const w = this.worker;
-    if (!w) return;
     this.pending.clear();
-    await w.terminate().catch(() => undefined);
+    await this.worker?.terminate().catch(() => undefined);
   }
 }
 
