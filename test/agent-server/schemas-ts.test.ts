@@ -65,6 +65,16 @@ describe("schemas from TypeScript types", () => {
       tree = tree.properties.children.items;
     }
     expect(tree.properties?.children?.items ?? {}).toEqual({});
+    expect(state.properties!.pair).toEqual({ type: "array", items: [{ type: "string" }, { type: "number" }], minItems: 2, maxItems: 2 });
+    expect(state.properties!.meta).toEqual({
+      type: "object",
+      properties: { id: { type: "string" }, at: { type: "string", format: "date-time" }, level: { type: "number", enum: [1, 2, 3] } },
+      required: ["id", "level"],
+    });
+    // A recursive union (JSON values) is finite: a few levels, then any value.
+    const payload = state.properties!.payload!;
+    expect(payload.anyOf!.map((p) => p.type).sort()).toEqual(["array", "boolean", "null", "number", "object", "string"]);
+    expect(JSON.stringify(payload).length).toBeLessThan(50_000);
     // Updates: every key optional.
     expect(state.required).toBeUndefined();
 

@@ -103,7 +103,10 @@ export class TypeToJsonSchema {
     const others = rest.filter((t) => !literals.includes(t));
     for (const kind of ["string", "number"] as const) {
       const values = literals.filter((t) => (kind === "string" ? t.flags & ts.TypeFlags.StringLiteral : t.flags & ts.TypeFlags.NumberLiteral));
-      if (values.length > 0) parts.push({ type: kind, enum: values.map((t) => (t as ts.LiteralType).value) });
+      // numbers in order (the checker orders them by when it met them); strings as declared
+      const enumValues = values.map((t) => (t as ts.LiteralType).value);
+      if (kind === "number") (enumValues as number[]).sort((a, b) => a - b);
+      if (values.length > 0) parts.push({ type: kind, enum: enumValues });
     }
     for (const t of others) parts.push(this.convert(t, depth));
     if (parts.length === 0) return {};
