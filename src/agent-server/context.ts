@@ -8,6 +8,7 @@ import type { Logger } from "../shared/logging.js";
 import type { RequestAuthenticator } from "./auth/types.js";
 import type { ResolvedConfig } from "./config/langgraph-config.js";
 import type { GraphRegistry } from "./graphs/registry.js";
+import type { TypeSchemaService } from "./graphs/type-schemas/service.js";
 import type { Channels } from "./runs/channels.js";
 import type { StateService } from "./state.js";
 import type { AssistantStore } from "./storage/assistants.js";
@@ -27,6 +28,8 @@ export interface AgentServerContext {
   bus: Bus;
   channels: Channels;
   registry: GraphRegistry;
+  /** Graph schemas derived from TypeScript types in the background (absent: none). */
+  typeSchemas?: TypeSchemaService;
   checkpointer: BaseCheckpointSaver;
   store: PostgresStore;
   assistants: AssistantStore;

@@ -22,7 +22,9 @@ import { createStore } from "./store.js";
 import { loadLanggraphConfig } from "./config/langgraph-config.js";
 import type { AgentServerContext } from "./context.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { hasZodState } from "./graphs/schemas.js";
 import { registerSdkLogger } from "./graphs/sdk-logger.js";
+import { TypeSchemaService } from "./graphs/type-schemas/service.js";
 import { CronScheduler } from "./queue/scheduler.js";
 import { TtlSweeper, type SweepResult } from "./ttl-sweeper.js";
 import { QueueWorker } from "./queue/worker.js";
@@ -167,6 +169,13 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       const s = server;
       cleanups.push(() => new Promise<void>((r) => s.close(() => r())));
       port = (server.address() as AddressInfo).port;
+      // Schemas from the graphs' TypeScript types: only now, so the compiler's seconds of CPU
+      // never delay serving; graphs zod describes need none.
+      const typeSchemas = new TypeSchemaService(logger, settings.schemaCacheDir ?? path.join(settings.dataDir, "schema-cache"));
+      ctx.typeSchemas = typeSchemas;
+      cleanups.push(() => typeSchemas.close());
+      const graph = (id: string) => registry.loadedGraph(id);
+      typeSchemas.start(config.graphs.filter((g) => !(graph(g.graphId) && hasZodState(graph(g.graphId)!))).map(({ graphId, file, exportName }) => ({ graphId, file, exportName })));
     }
 
     // Workers start last: nothing is claimed by a process that then fails to start.

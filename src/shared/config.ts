@@ -29,6 +29,8 @@ export const agentServerSettingsSchema = z.object({
   port: intFrom(0, 65535),
   /** Where the embedded database lives when no DATABASE_URI is given. */
   dataDir: z.string().min(1),
+  /** Where schemas derived from graphs' TypeScript types are cached (default: `schema-cache/` in dataDir). */
+  schemaCacheDir: z.string().min(1).optional(),
   databaseUri: z.string().url("must be a postgres:// URI").optional(),
   redisUri: z.string().url("must be a redis:// URI").optional(),
   /** Prefix of every Redis channel, so deployments can share one Redis. */
@@ -91,6 +93,7 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   host: ["HOST"],
   port: ["PORT"],
   dataDir: ["BERTH_DATA_DIR"],
+  schemaCacheDir: ["BERTH_SCHEMA_CACHE_DIR"],
   databaseUri: ["DATABASE_URI", "POSTGRES_URI", "POSTGRES_URI_CUSTOM"],
   redisUri: ["REDIS_URI", "REDIS_URI_CUSTOM"],
   redisKeyPrefix: ["REDIS_KEY_PREFIX"],

@@ -55,6 +55,9 @@ describeBackends("MCP endpoint", (backend) => {
   serverForSuite(backend, (s) => (server = s), { configPath: MCP_CONFIG });
 
   it("lists one tool per assistant: its name, its description, its graph's input schema", async () => {
+    // the schemas derived from TypeScript types arrive in the background: compare once they are in
+    const typeSchemas = server.handle.ctx.typeSchemas!;
+    await eventually(async () => server.handle.ctx.registry.graphIds().every((g) => !typeSchemas.isPending(g)), 120_000);
     // an assistant of its own becomes a tool; a second assistant named like an existing tool does not shadow it
     const helper = await server.client.assistants.create({ graphId: "qa", name: `helper-${randomUUID().slice(0, 6)}`, description: "Helps" });
     await server.client.assistants.create({ graphId: "failing", name: "qa" });

@@ -81,6 +81,9 @@ export function testSettings(db: TestDatabase, overrides: Partial<Record<keyof A
       configPath: FIXTURE_CONFIG,
       port: 0,
       dataDir: db.dataDir,
+      // One cache of schemas derived from TypeScript types for all test servers: each would
+      // otherwise run the compiler over the same fixtures in the background.
+      schemaCacheDir: path.join(os.tmpdir(), "berth-test-schema-cache"),
       databaseUri: db.uri,
       redisUri: db.redisUri,
       redisKeyPrefix: db.redisKeyPrefix,

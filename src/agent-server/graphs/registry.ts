@@ -136,6 +136,12 @@ export class GraphRegistry {
     return [...this.specs.keys()];
   }
 
+  /** The graph a module exported, when it is one (undefined for factories: they make one per run). */
+  loadedGraph(graphId: string): CompiledGraph | undefined {
+    const entry = this.loaded.get(graphId);
+    return entry?.kind === "graph" ? entry.graph : undefined;
+  }
+
   /** A compiled graph for a run; factories are called with the run's config. */
   async get(graphId: string, config: RunnableConfig = {}): Promise<CompiledGraph> {
     const entry = this.loaded.get(graphId);

@@ -1,7 +1,8 @@
 /**
  * JSON schemas of a graph, for `/assistants/{id}/schemas`. Graphs whose state is a zod schema get
- * exact schemas from LangGraph; Annotation-based graphs get an object schema listing their state
- * keys (TypeScript types are not available at run time).
+ * exact schemas from LangGraph; Annotation-based graphs get the schemas derived from their
+ * TypeScript types once the background extraction has them (type-schemas/), and until then (or
+ * if it fails) an object schema listing their state keys.
  *
  * The zod metadata users attach (`withLangGraph`, `jsonSchemaExtra`, `langgraph_type: "messages"`)
  * lives in a registry private to each copy of `@langchain/langgraph`. A project normally brings its
@@ -12,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { resolve as resolveImport } from "import-meta-resolve";
 import * as ownHelpers from "@langchain/langgraph/zod/schema";
 import type { CompiledGraph } from "./registry.js";
+import type { TypeSchemas } from "./type-schemas/service.js";
 
 const SCHEMA_MODULE = "@langchain/langgraph/zod/schema";
 
@@ -78,14 +80,34 @@ function safe<T>(fn: () => T): T | undefined {
   }
 }
 
-export function graphSchemas(graph: CompiledGraph) {
+/** The schemas zod gives at run time (undefined members: none), without fallbacks. */
+function zodSchemas(graph: CompiledGraph) {
   const h = helpersFor(graph);
-  const fallback = looseObject(channelKeys(graph));
-  const config = safe(() => h.getConfigTypeSchema(graph)) ?? null;
   return {
-    input_schema: safe(() => h.getInputTypeSchema(graph)) ?? fallback,
-    output_schema: safe(() => h.getOutputTypeSchema(graph)) ?? fallback,
-    state_schema: safe(() => h.getStateTypeSchema(graph)) ?? fallback,
+    input_schema: safe(() => h.getInputTypeSchema(graph)) ?? undefined,
+    output_schema: safe(() => h.getOutputTypeSchema(graph)) ?? undefined,
+    state_schema: safe(() => h.getStateTypeSchema(graph)) ?? undefined,
+    config_schema: safe(() => h.getConfigTypeSchema(graph)) ?? undefined,
+  };
+}
+
+/** Whether zod describes the graph's state (then its TypeScript types need not be read). */
+export function hasZodState(graph: CompiledGraph): boolean {
+  return zodSchemas(graph).state_schema !== undefined;
+}
+
+/**
+ * Each schema from zod when the graph has one, else from its TypeScript types when known, else
+ * the state keys (input/output/state) or null (config). Config and context are one schema in JS.
+ */
+export function graphSchemas(graph: CompiledGraph, fromTypes?: TypeSchemas) {
+  const zod = zodSchemas(graph);
+  const fallback = looseObject(channelKeys(graph));
+  const config = zod.config_schema ?? fromTypes?.config_schema ?? null;
+  return {
+    input_schema: zod.input_schema ?? fromTypes?.input_schema ?? fallback,
+    output_schema: zod.output_schema ?? fromTypes?.output_schema ?? fallback,
+    state_schema: zod.state_schema ?? fromTypes?.state_schema ?? fallback,
     config_schema: config,
     context_schema: config,
   };

@@ -9,6 +9,7 @@ import type { AgentServerContext } from "../context.js";
 import { graphSchemas } from "../graphs/schemas.js";
 import type { Assistant } from "../storage/assistants.js";
 import type { Authz } from "../auth/access.js";
+import type { TypeSchemas } from "../graphs/type-schemas/service.js";
 import { firstByName, toolInputSchema, toolOf, type JsonSchema } from "./tools.js";
 
 /** Accepts the arguments, or says why not. */
@@ -17,6 +18,8 @@ export type ArgumentsCheck = (args: unknown) => string | undefined;
 interface GraphTool {
   inputSchema: Tool["inputSchema"];
   check: ArgumentsCheck;
+  /** The schemas from TypeScript types it was made with: when they arrive later, the tool is remade. */
+  fromTypes?: TypeSchemas;
 }
 
 const PAGE = 500;
@@ -60,8 +63,9 @@ export class ToolCatalog {
     return (await this.graphTool(graphId)).check;
   }
 
-  private graphTool(graphId: string): Promise<GraphTool> {
+  private async graphTool(graphId: string): Promise<GraphTool> {
     let tool = this.graphs.get(graphId);
+    if (tool && (await tool.catch(() => undefined))?.fromTypes !== this.ctx.typeSchemas?.get(graphId)) tool = undefined;
     if (!tool) {
       tool = this.loadGraphTool(graphId);
       this.graphs.set(graphId, tool);
@@ -72,8 +76,9 @@ export class ToolCatalog {
 
   private async loadGraphTool(graphId: string): Promise<GraphTool> {
     const graph = await this.ctx.registry.get(graphId);
-    const inputSchema = toolInputSchema(graphSchemas(graph).input_schema);
-    return { inputSchema, check: this.compile(graphId, inputSchema) };
+    const fromTypes = this.ctx.typeSchemas?.get(graphId);
+    const inputSchema = toolInputSchema(graphSchemas(graph, fromTypes).input_schema);
+    return { inputSchema, check: this.compile(graphId, inputSchema), fromTypes };
   }
 
   private compile(graphId: string, schema: JsonSchema): ArgumentsCheck {

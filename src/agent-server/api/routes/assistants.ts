@@ -93,7 +93,7 @@ export function assistantRoutes(router: ApiRouter, ctx: AgentServerContext): voi
     await onAssistant(res, params.assistant_id!, "read");
     const a = await ctx.assistants.get(params.assistant_id!);
     const graph = await ctx.registry.get(a.graph_id);
-    return { graph_id: a.graph_id, ...graphSchemas(graph) };
+    return { graph_id: a.graph_id, ...graphSchemas(graph, ctx.typeSchemas?.get(a.graph_id)) };
   });
   const subgraphs = async (res: Response, assistantId: string, namespace: string | undefined, recurse: boolean) => {
     await onAssistant(res, assistantId, "read");
