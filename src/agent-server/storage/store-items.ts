@@ -24,7 +24,7 @@ export interface StoreItem {
  * (':' splits into two labels) are refused here with a 422 instead, so what goes in over HTTP
  * comes back out the same, and graphs can read it.
  */
-const SEPARATOR = ":";
+export const SEPARATOR = ":";
 export function checkNamespace(namespace: string[], where: (string | number)[]): void {
   namespace.forEach((label, i) => {
     const bad =
@@ -44,14 +44,14 @@ export function checkNamespace(namespace: string[], where: (string | number)[]):
 }
 
 /** SQL for "the namespace path equals or lies under `labels`" (no LIKE: labels are matched literally). */
-function underPrefix(b: SqlBuilder, labels: string[] | undefined): void {
+export function underPrefix(b: SqlBuilder, labels: string[] | undefined): void {
   if (!labels?.length) return;
   const path = labels.join(SEPARATOR);
   b.and(`(namespace_path = ${b.p(path)} OR starts_with(namespace_path, ${b.p(path + SEPARATOR)}))`);
 }
 
 /** The value filters PostgresStore understands: equality (nested objects by containment) and $-operators. */
-function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | undefined): void {
+export function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | undefined): void {
   const numeric: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
   for (const [key, cond] of Object.entries(filter ?? {})) {
     const isOps = typeof cond === "object" && cond !== null && !Array.isArray(cond) && Object.keys(cond).some((k) => k.startsWith("$"));
@@ -77,7 +77,7 @@ function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | und
   }
 }
 
-const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > CURRENT_TIMESTAMP)";
+export const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > CURRENT_TIMESTAMP)";
 
 export async function searchItems(
   pool: pg.Pool,
