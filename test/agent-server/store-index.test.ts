@@ -194,7 +194,14 @@ describe("store.index start-up and providers", () => {
     const config = await withIndex(index);
     const db = await createTestDatabase("pglite");
     try {
-      await expect(startTestServer("pglite", { configPath: config }, db)).rejects.toThrow(message);
+      const started = await startTestServer("pglite", { configPath: config }, db).then(
+        async (server) => {
+          await server.close({ keepDatabase: true });
+          return "started";
+        },
+        (err: Error) => err.message,
+      );
+      expect(started).toMatch(message);
     } finally {
       await db.drop();
     }

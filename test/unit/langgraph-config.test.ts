@@ -79,6 +79,19 @@ describe("parseLanggraphConfig", () => {
     expect(warnings[1]).toContain('did you mean "disable_a2a"');
   });
 
+  it("acts on store.index (no warning) and still warns about store.ttl and unknown store keys", () => {
+    const index = { embed: "openai:text-embedding-3-small", dims: 1536, fields: ["text"] };
+    const indexed = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, store: { index } }, CONFIG);
+    expect(indexed.warnings).toEqual([]);
+    expect(indexed.config.store?.index).toEqual(index);
+    const { warnings } = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, store: { index, ttl: { default_ttl: 5 }, indx: {} } }, CONFIG);
+    expect(warnings).toHaveLength(2);
+    expect(warnings.find((w) => w.includes('"store.indx"'))).toContain('did you mean "index"');
+    expect(warnings.find((w) => w.includes('"store.ttl"'))).toContain("not supported by Berth yet");
+    expect(parseError({ graphs: { a: "./a.ts:g" }, store: { index: { embed: "openai:x", dims: 1.5 } } })).toMatch(/store\.index\.dims/);
+    expect(parseError({ graphs: { a: "./a.ts:g" }, store: { index: { dims: 8 } } })).toMatch(/store\.index\.embed/);
+  });
+
   it("warns without a suggestion when nothing is close", () => {
     const { warnings } = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, qqqqqqqqqqqqqqqqqqqqqq: 1 }, CONFIG);
     expect(warnings).toHaveLength(1);
