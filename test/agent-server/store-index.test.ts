@@ -15,7 +15,7 @@ import { IndexedPostgresStore } from "../../src/agent-server/storage/store-index
 import { cosine, vocabVector } from "../fixtures/store-index/vocab.js";
 import { jsonFetch } from "../helpers/http.js";
 import { tempProject, type TempProject } from "../helpers/projects.js";
-import { ROOT, createTestDatabase, describeBackends, startTestServer, type TestServer } from "../helpers/server.js";
+import { BACKENDS, ROOT, createTestDatabase, describeBackends, servicesUp, startTestServer, type TestServer } from "../helpers/server.js";
 
 const FIXTURE = path.join(ROOT, "test/fixtures/store-index");
 const CONFIG = path.join(FIXTURE, "langgraph.json");
@@ -206,6 +206,34 @@ describe("store.index start-up and providers", () => {
       await db.drop();
     }
   });
+
+  it.each(BACKENDS.filter((b) => b === "pglite" || servicesUp()))(
+    "turns on over an existing store [%s]: old items stay, new puts are searchable by meaning",
+    async (backend) => {
+      const db = await createTestDatabase(backend);
+      try {
+        const before = await startTestServer(backend, {}, db); // the plain fixture: no store.index
+        await before.client.store.putItem(["m"], "old", { text: "dog" });
+        await before.close({ keepDatabase: true });
+        const after = await startTestServer(backend, { configPath: CONFIG }, db);
+        try {
+          expect((await after.client.store.getItem(["m"], "old"))!.value).toEqual({ text: "dog" });
+          await after.client.store.putItem(["m"], "new", { text: "dog cat" });
+          const { items } = await after.client.store.searchItems(["m"], { query: "dog" });
+          // the old item has no vectors until it is put again
+          expect(items.map((i) => i.key)).toEqual(["new"]);
+          await after.client.store.putItem(["m"], "old", { text: "dog" });
+          expect((await after.client.store.searchItems(["m"], { query: "dog" })).items.map((i) => i.key)).toEqual(["old", "new"]);
+          await after.client.store.deleteItem(["m"], "old"); // the vectors go with the item
+          expect((await after.client.store.searchItems(["m"], { query: "dog" })).items.map((i) => i.key)).toEqual(["new"]);
+        } finally {
+          await after.close({ keepDatabase: true });
+        }
+      } finally {
+        await db.drop();
+      }
+    },
+  );
 
   it("accepts an Embeddings object exported by the project", async () => {
     const server = await startTestServer("pglite", { configPath: await withIndex({ embed: "./embed.ts:embeddings", dims: 8, fields: ["text"] }) });
