@@ -4,7 +4,6 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
 import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
@@ -32,6 +31,7 @@ import { AssistantStore } from "./storage/assistants.js";
 import { CronStore } from "./storage/crons.js";
 import { EventStore } from "./storage/events.js";
 import { agentServerMigrations } from "./storage/migrations.js";
+import { BerthPostgresStore } from "./storage/postgres-store.js";
 import { resolveStoreIndex } from "./storage/store-index/embedder.js";
 import { IndexedPostgresStore } from "./storage/store-index/indexed-store.js";
 import { RunStore } from "./storage/runs.js";
@@ -90,7 +90,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     const checkpointer = new BerthPostgresSaver(db.pool);
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const storeOptions = { connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true };
-    const store = storeIndex ? new IndexedPostgresStore(storeOptions, storeIndex) : new PostgresStore(storeOptions);
+    const store = storeIndex ? new IndexedPostgresStore(storeOptions, storeIndex) : new BerthPostgresStore(storeOptions);
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
     const storePool = (store as unknown as { core?: { pool?: unknown } }).core?.pool;
     if (!(storePool instanceof pg.Pool)) throw new Error("PostgresStore no longer exposes its pool: cannot guard it against connection errors");

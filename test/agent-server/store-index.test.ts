@@ -235,6 +235,21 @@ describe("store.index start-up and providers", () => {
     },
   );
 
+  it("without store.index, a graph's store.search with a query works on the embedded database (it used to wait forever)", async () => {
+    const config = path.join(project.dir, "langgraph-plain.json");
+    await writeFile(config, JSON.stringify({ graphs: { searcher: `${FIXTURE}/graph.ts:searcher` } }));
+    const server = await startTestServer("pglite", { configPath: config });
+    try {
+      await server.client.store.putItem(["p"], "k", { text: "a dog" });
+      const thread = await server.client.threads.create();
+      const state = (await server.client.runs.wait(thread.thread_id, "searcher", { input: { query: "dog", prefix: ["p"] } })) as { hits: { key: string }[] };
+      expect(state.hits.map((h) => h.key)).toEqual(["k"]);
+      expect((await server.client.store.getItem(["p"], "from-graph"))!.value).toEqual({ text: "remembered dog" });
+    } finally {
+      await server.close();
+    }
+  });
+
   it("accepts an Embeddings object exported by the project", async () => {
     const server = await startTestServer("pglite", { configPath: await withIndex({ embed: "./embed.ts:embeddings", dims: 8, fields: ["text"] }) });
     try {

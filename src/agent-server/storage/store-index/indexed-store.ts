@@ -8,9 +8,10 @@
  * The library's own vector support is not used: it needs pgvector, writes item and vectors outside
  * a transaction, and silently skips vectors of the wrong size.
  */
-import type { Operation, OperationResults, PutOperation, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { Operation, PutOperation, SearchItem } from "@langchain/langgraph-checkpoint";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
+import { BerthPostgresStore } from "../postgres-store.js";
 import { ApiError } from "../../../shared/errors.js";
 import { checkNamespace } from "../store-items.js";
 import type { Embedder } from "./embedder.js";
@@ -42,7 +43,7 @@ interface LibraryInternals {
   crudOps: { executePut(client: pg.PoolClient, op: PutOperation & { options?: { ttl?: number } }): Promise<void> };
 }
 
-export class IndexedPostgresStore extends PostgresStore {
+export class IndexedPostgresStore extends BerthPostgresStore {
   private mode: VectorMode = "sql";
   private vectorTableReady = false;
 
@@ -76,16 +77,10 @@ export class IndexedPostgresStore extends PostgresStore {
     return this.searchByQuery(options.query, { namespace_prefix: namespacePrefix, filter: options.filter, limit: options.limit ?? 10, offset: options.offset ?? 0 });
   }
 
-  override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
-    const results: unknown[] = [];
-    for (const op of operations) {
-      if ("value" in op && op.value !== null) results.push(await this.putIndexed(op));
-      else if ("namespacePrefix" in op && op.query) {
-        const s = op as SearchOperation;
-        results.push(await this.searchByQuery(s.query!, { namespace_prefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0 }));
-      } else results.push(...((await super.batch([op])) as unknown[]));
-    }
-    return results as OperationResults<Op>;
+  protected override async one(op: Operation): Promise<unknown> {
+    if ("value" in op && op.value !== null) return this.putIndexed(op);
+    // a search with a query: search() above, the semantic one
+    return super.one(op);
   }
 
   /** Semantic search: the HTTP API's and graphs' `search(..., { query })`. */
