@@ -36,6 +36,8 @@ import { AssistantStore } from "./storage/assistants.js";
 import { CronStore } from "./storage/crons.js";
 import { EventStore } from "./storage/events.js";
 import { agentServerMigrations } from "./storage/migrations.js";
+import { resolveStoreIndex } from "./storage/store-index/embedder.js";
+import { IndexedPostgresStore } from "./storage/store-index/indexed-store.js";
 import { RunStore } from "./storage/runs.js";
 import { ThreadStore } from "./storage/threads.js";
 import { UiBundles } from "./ui/bundles.js";
@@ -72,6 +74,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
   // Import the graphs first: a broken graph fails start-up before any database work.
   const registry = await GraphRegistry.load(config.graphs);
   const customApp = config.raw.http?.app ? await loadCustomApp(config.raw.http.app, config.configDir) : undefined;
+  // Semantic search's embedder too: a bad store.index fails start-up before any database work.
+  const storeIndex = config.raw.store?.index ? await resolveStoreIndex(config.raw.store.index, config.configDir) : undefined;
   const tracing = tracingConfig();
   if (tracing) logger.info(tracing, "tracing runs (LANGSMITH_TRACING)");
   if (!settings.serveHttp && !settings.databaseUri) {
@@ -100,7 +104,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
     const checkpointer = new BerthPostgresSaver(db.pool);
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
-    const store = createStore({ connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, config.ttl.store);
+    const store = createStore({ connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, config.ttl.store, storeIndex);
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
     const storePool = (store as unknown as { core?: { pool?: unknown } }).core?.pool;
     if (!(storePool instanceof pg.Pool)) throw new Error("PostgresStore no longer exposes its pool: cannot guard it against connection errors");
@@ -116,6 +120,9 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       await migrate(db.pool, "agent-server", agentServerMigrations);
     };
     await (db.embedded ? setupSchema() : withMigrationLock(db.pool, setupSchema));
+    if (store instanceof IndexedPostgresStore) {
+      logger.info({ dims: store.index.dims, fields: store.index.fields, vectors: store.vectorMode === "pgvector" ? "pgvector" : "plain SQL (pgvector not available)" }, "store.index: semantic search on");
+    }
 
     let bus: Bus;
     if (settings.redisUri) bus = new LocalFirstBus(await RedisBus.connect(settings.redisUri));

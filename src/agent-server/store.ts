@@ -9,9 +9,12 @@
  * - the periodic sweep is ours (ttl-sweeper.ts): one process at a time, on workers only.
  * The item's TTL lives in `store.ttl_minutes` (our migration adds it).
  */
-import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import type { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import type pg from "pg";
 import type { TtlSettings } from "./config/ttl-config.js";
+import { inTransaction } from "./storage/client-transaction.js";
+import { BerthPostgresStore } from "./storage/postgres-store.js";
+import { IndexedPostgresStore, type StoreIndex } from "./storage/store-index/indexed-store.js";
 
 type PutOperation = { namespace: string[]; key: string; value: unknown; options?: { ttl?: number | null } };
 interface StoreInternals {
@@ -28,10 +31,12 @@ const SET_TTL = `UPDATE store SET ttl_minutes = $3::float8,
 export const REFRESH_ONE = `UPDATE store SET expires_at = now() + ttl_minutes * interval '1 minute'
   WHERE namespace_path = $1 AND key = $2 AND ttl_minutes IS NOT NULL AND (expires_at IS NULL OR expires_at > now())`;
 
-export function createStore(connection: { connectionString: string; max: number }, ttl: TtlSettings["store"]): PostgresStore {
+/** The store graphs and the HTTP API use: with semantic search when `store.index` is set (see storage/store-index). */
+export function createStore(connection: { connectionString: string; max: number }, ttl: TtlSettings["store"], index?: StoreIndex): PostgresStore {
   // The library only calls refreshTtl on reads when refreshOnRead is set; no defaultTtl or
   // sweepIntervalMinutes: both are handled here and in the sweeper.
-  const store = new PostgresStore({ connectionOptions: connection, ensureTables: true, ttl: { refreshOnRead: ttl.refreshOnRead } });
+  const config = { connectionOptions: connection, ensureTables: true, ttl: { refreshOnRead: ttl.refreshOnRead } };
+  const store = index ? new IndexedPostgresStore(config, index, ttl.refreshOnRead) : new BerthPostgresStore(config);
   const internals = store as unknown as Partial<StoreInternals>;
   const { core, crudOps } = internals;
   if (typeof core?.refreshTtl !== "function" || typeof crudOps?.executePut !== "function") {
@@ -44,16 +49,11 @@ export function createStore(connection: { connectionString: string; max: number 
   crudOps.executePut = async (client, op) => {
     if (op.value === null) return put(client, op); // a delete
     const minutes = op.options?.ttl === undefined ? ttl.defaultTtl : op.options.ttl;
-    // one transaction: the item never exists without its TTL
-    await client.query("BEGIN");
-    try {
+    // one transaction (or the indexed put's, which writes the vectors in it too): the item never exists without its TTL
+    await inTransaction(client, async () => {
       await put(client, op);
       await client.query(SET_TTL, [op.namespace.join(":"), op.key, minutes]);
-      await client.query("COMMIT");
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw err;
-    }
+    });
   };
   return store;
 }

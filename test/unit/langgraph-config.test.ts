@@ -110,6 +110,18 @@ describe("parseLanggraphConfig", () => {
     expect(parseError({ graphs: { a: "./a.ts" }, ui_config: { shared: "react" } })).toMatch(/ui_config\.shared/);
   });
 
+  it("acts on store.index (no warning) and warns about unknown store keys", () => {
+    const index = { embed: "openai:text-embedding-3-small", dims: 1536, fields: ["text"] };
+    const indexed = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, store: { index } }, CONFIG);
+    expect(indexed.warnings).toEqual([]);
+    expect(indexed.config.store?.index).toEqual(index);
+    const { warnings } = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, store: { index, ttl: { default_ttl: 5 }, indx: {} } }, CONFIG);
+    expect(warnings).toHaveLength(1);
+    expect(warnings.find((w) => w.includes('"store.indx"'))).toContain('did you mean "index"');
+    expect(parseError({ graphs: { a: "./a.ts:g" }, store: { index: { embed: "openai:x", dims: 1.5 } } })).toMatch(/store\.index\.dims/);
+    expect(parseError({ graphs: { a: "./a.ts:g" }, store: { index: { dims: 8 } } })).toMatch(/store\.index\.embed/);
+  });
+
   it("warns without a suggestion when nothing is close", () => {
     const { warnings } = parseLanggraphConfig({ graphs: { a: "./a.ts:g" }, qqqqqqqqqqqqqqqqqqqqqq: 1 }, CONFIG);
     expect(warnings).toHaveLength(1);

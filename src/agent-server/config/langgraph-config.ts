@@ -56,7 +56,20 @@ export const langgraphConfigSchema = z
     dependencies: dependenciesSchema.optional(),
     node_version: nodeVersionSchema.optional(),
     http: httpSchema.optional(),
-    store: z.object({ ttl: storeTtlSchema.optional(), index: z.unknown().optional() }).loose().optional(),
+    store: z
+      .object({
+        index: z
+          .object({
+            embed: z.string().min(1, 'must name an embedding model ("openai:text-embedding-3-small") or a function ("./src/embed.ts:embed")'),
+            dims: z.number().int().positive(),
+            fields: z.array(z.string().min(1)).optional(),
+          })
+          .loose()
+          .optional(),
+        ttl: storeTtlSchema.optional(),
+      })
+      .loose()
+      .optional(),
     checkpointer: z.object({ ttl: checkpointerTtlSchema.optional() }).loose().optional(),
     auth: z.object({ path: z.string().optional(), disable_studio_auth: z.boolean().optional() }).loose().optional(),
     ui: z.record(z.string(), z.string().min(1, "must be a path like ./src/agent/ui.tsx")).optional(),
@@ -75,7 +88,8 @@ export type LanggraphConfig = z.infer<typeof langgraphConfigSchema>;
 
 const TOP_LEVEL_KEYS = Object.keys(langgraphConfigSchema.shape);
 /** Keys of the LangGraph format we read but do not act on yet: a warning, never silence. */
-const NOT_SUPPORTED_YET = ["store.index"];
+const NOT_SUPPORTED_YET: string[] = [];
+const STORE_KEYS = ["index", "ttl"];
 const HTTP_KEYS = Object.keys(httpSchema.shape);
 
 export interface GraphSpec {
@@ -125,6 +139,9 @@ export function parseLanggraphConfig(
   }
   for (const key of Object.keys(config.http ?? {})) {
     if (!HTTP_KEYS.includes(key)) warnings.push(unknownKeyWarning(where, `http.${key}`, key, HTTP_KEYS));
+  }
+  for (const key of Object.keys(config.store ?? {})) {
+    if (!STORE_KEYS.includes(key)) warnings.push(unknownKeyWarning(where, `store.${key}`, key, STORE_KEYS));
   }
   for (const key of NOT_SUPPORTED_YET) {
     const [top, sub] = key.split(".");

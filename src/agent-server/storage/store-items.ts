@@ -25,7 +25,7 @@ export interface StoreItem {
  * (':' splits into two labels) are refused here with a 422 instead, so what goes in over HTTP
  * comes back out the same, and graphs can read it.
  */
-const SEPARATOR = ":";
+export const SEPARATOR = ":";
 export function checkNamespace(namespace: string[], where: (string | number)[]): void {
   namespace.forEach((label, i) => {
     const bad =
@@ -45,14 +45,14 @@ export function checkNamespace(namespace: string[], where: (string | number)[]):
 }
 
 /** SQL for "the namespace path equals or lies under `labels`" (no LIKE: labels are matched literally). */
-function underPrefix(b: SqlBuilder, labels: string[] | undefined): void {
+export function underPrefix(b: SqlBuilder, labels: string[] | undefined): void {
   if (!labels?.length) return;
   const path = labels.join(SEPARATOR);
   b.and(`(namespace_path = ${b.p(path)} OR starts_with(namespace_path, ${b.p(path + SEPARATOR)}))`);
 }
 
 /** The value filters PostgresStore understands: equality (nested objects by containment) and $-operators. */
-function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | undefined): void {
+export function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | undefined): void {
   const numeric: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
   for (const [key, cond] of Object.entries(filter ?? {})) {
     const isOps = typeof cond === "object" && cond !== null && !Array.isArray(cond) && Object.keys(cond).some((k) => k.startsWith("$"));
@@ -78,7 +78,7 @@ function valueFilter(b: SqlBuilder, filter: Record<string, unknown> | null | und
   }
 }
 
-const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > now())";
+export const NOT_EXPIRED = "(expires_at IS NULL OR expires_at > now())";
 
 type ItemRow = { namespace_path: string; key: string; value: unknown; created_at: Date; updated_at: Date; score?: number | null };
 const toItem = (r: ItemRow): StoreItem => ({

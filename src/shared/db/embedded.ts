@@ -17,6 +17,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 export interface EmbeddedPostgres {
@@ -36,6 +37,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
       // buffers) nearly double the process's memory for no gain at this scale.
       postgresqlconf: ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
+      // pgvector, for the store's semantic search (store.index). Always loaded: a data directory
+      // where the extension was once created must open with it whatever today's config says.
+      extensions: { vector },
     });
   } catch (err) {
     throw new Error(

@@ -6,6 +6,8 @@ import * as s from "../schemas.js";
 import type { Response } from "express";
 import { ApiError } from "../../../shared/errors.js";
 import { authzOf } from "../../auth/access.js";
+import { FieldPathError, parseFieldPath } from "../../storage/store-index/field-paths.js";
+import { IndexedPostgresStore } from "../../storage/store-index/indexed-store.js";
 
 const toApi = (item: StoreItem) => ({
   namespace: item.namespace,
@@ -37,6 +39,14 @@ export function storeRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   };
   router.add({ method: "put", path: "/store/items", tag, summary: "Put an item", body: s.storePut }, async ({ body, res }) => {
     checkNamespace(body.namespace, ["body", "namespace"]);
+    (body.index || []).forEach((path, i) => {
+      try {
+        parseFieldPath(path);
+      } catch (err) {
+        if (err instanceof FieldPathError) throw ValidationError.field(["body", "index", i], err.message);
+        throw err;
+      }
+    });
     const namespace = (await scoped(res, "put", { namespace: [...body.namespace], key: body.key, value: body.value })) ?? [];
     checkNamespace(namespace, ["body", "namespace"]);
     // no ttl: the configured default; null: never expires (see ../../store.ts)
@@ -63,7 +73,9 @@ export function storeRoutes(router: ApiRouter, ctx: AgentServerContext): void {
   });
   router.add({ method: "post", path: "/store/items/search", tag, summary: "Search items", body: s.storeSearch, optionalBody: true }, async ({ body, res }) => {
     const namespace_prefix = await scoped(res, "search", { namespace: [...body.namespace_prefix], filter: body.filter, limit: body.limit, offset: body.offset, query: body.query });
-    const items = await searchItems(ctx.pool, { ...body, namespace_prefix: namespace_prefix ?? [] });
+    const q = { ...body, namespace_prefix: namespace_prefix ?? [] };
+    // With store.index, a query ranks by meaning (cosine similarity); without, by text match.
+    const items = body.query && ctx.store instanceof IndexedPostgresStore ? await ctx.store.searchByQuery(body.query, q) : await searchItems(ctx.pool, q);
     if (body.refresh_ttl ?? ctx.config.ttl.store.refreshOnRead) await refreshItems(ctx.pool, items);
     return { items: items.map(toApi) };
   });
