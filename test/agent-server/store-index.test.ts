@@ -305,3 +305,53 @@ describe("store.index start-up and providers", () => {
     });
   });
 });
+
+describeBackends("store.index with store.ttl", (backend) => {
+  let project: TempProject;
+  let server: TestServer;
+  const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) => (await server.handle.ctx.pool.query(text, params)).rows as T[];
+
+  beforeAll(async () => {
+    project = await tempProject({}, {});
+    for (const f of ["embed.ts", "vocab.ts"]) await copyFile(path.join(FIXTURE, f), path.join(project.dir, f));
+    const config = path.join(project.dir, "langgraph.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        graphs: { searcher: `${FIXTURE}/graph.ts:searcher` },
+        store: { index: { embed: "./embed.ts:embed", dims: 8, fields: ["text"] }, ttl: { default_ttl: 60, refresh_on_read: true } },
+      }),
+    );
+    server = await startTestServer(backend, { configPath: config });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await project?.remove();
+  });
+
+  it("gives indexed puts their TTL, hides and refreshes by query search, and sweeps an expired item's vectors", async () => {
+    const ns = [`t${randomUUID().slice(0, 8)}`, "docs"];
+    const path_ = ns.join(":");
+    await server.client.store.putItem(ns, "cat", { text: "my cat" });
+    await server.client.store.putItem(ns, "dog", { text: "my dog" }, { ttl: 5 });
+    const ttls = await sql<{ key: string; ttl_minutes: number }>("SELECT key, ttl_minutes FROM store WHERE namespace_path = $1 ORDER BY key", [path_]);
+    expect(ttls.map((r) => [r.key, Number(r.ttl_minutes)])).toEqual([["cat", 60], ["dog", 5]]);
+    const vectors = async () =>
+      (await sql<{ key: string }>("SELECT key FROM store_item_vectors WHERE namespace_path = $1 ORDER BY key", [path_])).map((r) => r.key);
+    expect(await vectors()).toEqual(["cat", "dog"]);
+
+    // a query search refreshes what it finds by the item's own TTL
+    await sql("UPDATE store SET expires_at = now() + interval '1 minute' WHERE namespace_path = $1 AND key = 'cat'", [path_]);
+    const found = await server.client.store.searchItems([ns[0]!], { query: "cat" });
+    expect(found.items.map((i) => i.key)).toContain("cat");
+    const [left] = await sql<{ left: number }>("SELECT extract(epoch FROM expires_at - now()) / 60 AS left FROM store WHERE namespace_path = $1 AND key = 'cat'", [path_]);
+    expect(Number(left!.left)).toBeGreaterThan(30);
+
+    // an expired item is gone from query results at once, and the sweep takes its vectors with it
+    await sql("UPDATE store SET expires_at = now() - interval '1 second' WHERE namespace_path = $1 AND key = 'dog'", [path_]);
+    const after = await server.client.store.searchItems([ns[0]!], { query: "dog" });
+    expect(after.items.map((i) => i.key)).not.toContain("dog");
+    await server.handle.sweepExpired();
+    expect(await vectors()).toEqual(["cat"]);
+  });
+});
