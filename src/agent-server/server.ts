@@ -4,7 +4,6 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
 import { LocalFirstBus, MemoryBus, PostgresBus, RedisBus, type Bus } from "../shared/bus/index.js";
 import type { AgentServerSettings } from "../shared/config.js";
@@ -31,6 +30,7 @@ import { flushTraces, tracingConfig } from "./tracing.js";
 import { AssistantStore } from "./storage/assistants.js";
 import { CronStore } from "./storage/crons.js";
 import { EventStore } from "./storage/events.js";
+import { GraphStore } from "./storage/graph-store.js";
 import { agentServerMigrations } from "./storage/migrations.js";
 import { RunStore } from "./storage/runs.js";
 import { ThreadStore } from "./storage/threads.js";
@@ -85,11 +85,9 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
     const checkpointer = new BerthPostgresSaver(db.pool);
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
-    const store = new PostgresStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
+    const store = new GraphStore({ connectionOptions: { connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, ensureTables: true });
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
-    const storePool = (store as unknown as { core?: { pool?: unknown } }).core?.pool;
-    if (!(storePool instanceof pg.Pool)) throw new Error("PostgresStore no longer exposes its pool: cannot guard it against connection errors");
-    survivesServerRestarts(storePool);
+    survivesServerRestarts(store.pool);
     cleanups.push(() => store.stop());
     // Processes starting together must not run schema changes at once (the libraries' CREATE TABLE
     // IF NOT EXISTS races); the embedded database belongs to one process, and its single
