@@ -106,9 +106,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const store = createStore({ connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, config.ttl.store, storeIndex);
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
-    const storePool = (store as unknown as { core?: { pool?: unknown } }).core?.pool;
-    if (!(storePool instanceof pg.Pool)) throw new Error("PostgresStore no longer exposes its pool: cannot guard it against connection errors");
-    survivesServerRestarts(storePool);
+    survivesServerRestarts(store.pool);
     cleanups.push(() => store.stop());
     // Processes starting together must not run schema changes at once (the libraries' CREATE TABLE
     // IF NOT EXISTS races); the embedded database belongs to one process, and its single

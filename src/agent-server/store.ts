@@ -9,7 +9,6 @@
  * - the periodic sweep is ours (ttl-sweeper.ts): one process at a time, on workers only.
  * The item's TTL lives in `store.ttl_minutes` (our migration adds it).
  */
-import type { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import type pg from "pg";
 import type { TtlSettings } from "./config/ttl-config.js";
 import { inTransaction } from "./storage/client-transaction.js";
@@ -32,11 +31,11 @@ export const REFRESH_ONE = `UPDATE store SET expires_at = now() + ttl_minutes * 
   WHERE namespace_path = $1 AND key = $2 AND ttl_minutes IS NOT NULL AND (expires_at IS NULL OR expires_at > now())`;
 
 /** The store graphs and the HTTP API use: with semantic search when `store.index` is set (see storage/store-index). */
-export function createStore(connection: { connectionString: string; max: number }, ttl: TtlSettings["store"], index?: StoreIndex): PostgresStore {
+export function createStore(connection: { connectionString: string; max: number }, ttl: TtlSettings["store"], index?: StoreIndex): BerthPostgresStore {
   // The library only calls refreshTtl on reads when refreshOnRead is set; no defaultTtl or
   // sweepIntervalMinutes: both are handled here and in the sweeper.
   const config = { connectionOptions: connection, ensureTables: true, ttl: { refreshOnRead: ttl.refreshOnRead } };
-  const store = index ? new IndexedPostgresStore(config, index, ttl.refreshOnRead) : new BerthPostgresStore(config);
+  const store = index ? new IndexedPostgresStore(config, index, ttl.refreshOnRead) : new BerthPostgresStore(config, ttl.refreshOnRead);
   const internals = store as unknown as Partial<StoreInternals>;
   const { core, crudOps } = internals;
   if (typeof core?.refreshTtl !== "function" || typeof crudOps?.executePut !== "function") {

@@ -3,8 +3,9 @@
  * put/get/delete, search (prefix, filter, query, paging) and namespace listing, plus bad labels.
  */
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import { describeBackends, type TestServer, serverForSuite } from "../helpers/server.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackages, tempProject, type TempProject } from "../helpers/projects.js";
+import { describeBackends, type TestServer, serverForSuite, startTestServer } from "../helpers/server.js";
 import { jsonFetch, statusOf } from "../helpers/http.js";
 
 describeBackends("store API", (backend) => {
@@ -274,5 +275,38 @@ describeBackends("store API", (backend) => {
     await server.handle.ctx.pool.query("UPDATE store SET expires_at = now() - interval '1 second' WHERE namespace_path = 'ttl'");
     expect(await server.client.store.getItem(["ttl"], "k")).toBeNull();
     expect((await server.client.store.searchItems(["ttl"])).items).toEqual([]);
+  });
+});
+
+/** A graph whose node searches the store with a text query, as a retriever over the store does. */
+const SEARCH_GRAPH = `
+import { Annotation, StateGraph } from "@langchain/langgraph";
+const State = Annotation.Root({ prefix: Annotation<string[]>, query: Annotation<string>, found: Annotation<string[]> });
+export const graph = new StateGraph(State)
+  .addNode("search", async (s, config) => ({ found: (await config.store!.search(s.prefix, { query: s.query })).map((i) => String(i.value.text)) }))
+  .addEdge("__start__", "search")
+  .compile();
+`;
+
+describeBackends("graphs' store search with a text query (no index configured)", (backend) => {
+  let project: TempProject;
+  let server: TestServer;
+  beforeAll(async () => {
+    project = await tempProject({ "package.json": JSON.stringify({ type: "module" }), "graph.ts": SEARCH_GRAPH }, { search: "./graph.ts:graph" });
+    await installPackages(project, [], ["@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint"]);
+    server = await startTestServer(backend, { configPath: project.config });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await project?.remove();
+  });
+
+  it("answers inside runs, several at once, with the matching items only (it used to wait forever for a second pool connection)", async () => {
+    const r = `t${randomUUID().slice(0, 8)}`;
+    await server.client.store.putItem([r, "notes"], "a", { text: "green tea in the morning" });
+    await server.client.store.putItem([r, "notes"], "b", { text: "black coffee at noon" });
+    await server.client.store.putItem([`${r}x`, "notes"], "c", { text: "more tea, in a sibling namespace" });
+    const runs = Array.from({ length: 6 }, () => server.client.runs.wait(null, "search", { input: { prefix: [r], query: "tea" } }) as Promise<{ found: string[] }>);
+    for (const out of await Promise.all(runs)) expect(out.found).toEqual(["green tea in the morning"]);
   });
 });

@@ -200,9 +200,16 @@ describe("loadLanggraphConfig", () => {
     expect(cfg.disableA2a).toBe(false);
   });
 
-  it("a missing env file is an error naming env and the file", async () => {
+  it("a missing env file (a template's git-ignored .env) is a warning naming the file, not a failure", async () => {
     const file = await write("missing-env.json", { graphs: { agent: "./agent.ts:graph" }, env: "./nope.env" });
-    await expect(loadLanggraphConfig(file)).rejects.toThrow(/env: .*nope\.env/);
+    const cfg = await loadLanggraphConfig(file);
+    expect(cfg.env).toEqual({});
+    expect(cfg.warnings).toEqual([expect.stringMatching(/env file .*nope\.env does not exist/)]);
+  });
+
+  it("an env path that cannot be read (a directory) is an error naming env and the file", async () => {
+    const file = await write("dir-env.json", { graphs: { agent: "./agent.ts:graph" }, env: "." });
+    await expect(loadLanggraphConfig(file)).rejects.toThrow(/env: cannot read /);
   });
 
   it("a missing config file is a clear error", async () => {

@@ -203,7 +203,10 @@ export async function loadLanggraphConfig(configPath: string): Promise<ResolvedC
     try {
       env = parseDotenv(await readFile(envPath, "utf8"));
     } catch (err) {
-      throw new ConfigFileError(`env: cannot read ${envPath}: ${(err as Error).message}`);
+      // Templates name a git-ignored `.env` (a copy of `.env.example`): a checkout deployed from git
+      // has none, and its variables come as secrets instead. LangGraph's servers go on without it too.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new ConfigFileError(`env: cannot read ${envPath}: ${(err as Error).message}`);
+      warnings.push(`${path.basename(absolute)}: env file ${envPath} does not exist; going on with the process environment only`);
     }
   } else if (config.env) {
     env = config.env;

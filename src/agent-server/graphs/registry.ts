@@ -25,6 +25,8 @@ export interface CompiledGraph {
   stream(input: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   streamEvents(input: unknown, options: Record<string, unknown>): AsyncIterable<Record<string, any>>;
   invoke(input: unknown, options?: Record<string, unknown>): Promise<unknown>;
+  /** A copy with more config (a Runnable's): how we wire runs without touching the project's export. */
+  withConfig(config: Record<string, unknown>): unknown;
   getState(config: RunnableConfig, options?: Record<string, unknown>): Promise<any>;
   getStateHistory(config: RunnableConfig, options?: Record<string, unknown>): AsyncIterable<any>;
   updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
@@ -94,7 +96,7 @@ export class GraphRegistry {
   attach(checkpointer: BaseCheckpointSaver, store: BaseStore): void {
     this.checkpointer = checkpointer;
     this.store = store;
-    for (const entry of this.loaded.values()) if (entry.kind === "graph") this.wire(entry.graph);
+    for (const entry of this.loaded.values()) if (entry.kind === "graph") entry.graph = this.wire(entry.graph);
   }
 
   private async loadOne(spec: GraphSpec): Promise<void> {
@@ -122,10 +124,14 @@ export class GraphRegistry {
   private wire(graph: CompiledGraph): CompiledGraph {
     if (!this.checkpointer || !this.store) throw new GraphLoadError("graphs are not attached to a database yet");
     // Runs must checkpoint into our database: that is what makes state, history, resumption after
-    // a crash and rollback work. A checkpointer the graph brought along is replaced.
-    graph.checkpointer = this.checkpointer;
-    graph.store = this.store;
-    return graph;
+    // a crash and rollback work. A checkpointer the graph brought along is replaced — on a copy:
+    // the module's export stays as the project built it, so the project's own code calling
+    // `graph.invoke()` (a custom route of http.app) runs it as it would anywhere, not into our
+    // checkpointer, which needs a thread such a call does not have.
+    const wired = graph.withConfig({}) as CompiledGraph;
+    wired.checkpointer = this.checkpointer;
+    wired.store = this.store;
+    return wired;
   }
 
   has(graphId: string): boolean {

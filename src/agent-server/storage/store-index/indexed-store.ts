@@ -52,9 +52,9 @@ export class IndexedPostgresStore extends BerthPostgresStore {
     config: PostgresStoreConfig,
     readonly index: StoreIndex,
     /** `store.ttl.refresh_on_read`: a graph's semantic search refreshes what it finds, as the library's searches do. */
-    private readonly refreshOnRead = false,
+    refreshOnRead = false,
   ) {
-    super(config);
+    super(config, refreshOnRead);
     const lib = this as unknown as Partial<LibraryInternals>;
     if (!(lib.core?.pool instanceof pg.Pool) || typeof lib.crudOps?.executePut !== "function") {
       throw new Error("PostgresStore no longer exposes the internals store.index needs (core.pool, crudOps.executePut)");
