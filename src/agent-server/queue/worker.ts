@@ -267,11 +267,14 @@ export class QueueWorker {
       threadValues: values,
       threadInterrupts: interrupts,
       stateHasInterrupts: hasNext,
+      // The thread's next run goes to this worker in the same round trip: the slot this run frees.
+      handoff: this.stopping ? undefined : { leaseSeconds: settings.runLeaseSeconds },
     });
     if (!owned) {
       log.warn("run finished but its lease had been taken over; result discarded");
       return;
     }
+    if (owned.next) await this.startHandedOver(owned.next);
     await emitter.done({ status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error });
     // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
     if (owned.morePending) await this.publishWake();
@@ -282,6 +285,16 @@ export class QueueWorker {
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }
+  }
+
+  /** Start the thread's next run, claimed as this one finished; give it back if shutting down meanwhile. */
+  private async startHandedOver(next: ClaimedRun): Promise<void> {
+    if (!this.stopping) {
+      this.startRun(next);
+      return;
+    }
+    await this.ctx.runs.release(next.run_id, this.owner, false).catch(() => undefined);
+    await this.publishWake();
   }
 
   private async publishWake(): Promise<void> {
