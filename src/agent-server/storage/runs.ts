@@ -247,12 +247,17 @@ export class RunStore {
   }
 
   /** A run's status with its thread's values and interrupts, in one query (for /wait and /join). */
-  async endState(runId: string): Promise<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null } | undefined> {
+  async endState(
+    runId: string,
+    /** Only if the run is on this thread. */
+    threadId?: string,
+  ): Promise<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null } | undefined> {
     const { rows } = await this.pool.query<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null }>(
       this.q(
         "end_state",
-        `SELECT r.status, t."values", t.interrupts FROM runs r JOIN threads t USING (thread_id) WHERE r.run_id = $1`,
-        [runId],
+        `SELECT r.status, t."values", t.interrupts FROM runs r JOIN threads t USING (thread_id)
+         WHERE r.run_id = $1 AND ($2::uuid IS NULL OR r.thread_id = $2::uuid)`,
+        [runId, threadId ?? null],
       ),
     );
     return rows[0];
