@@ -42,7 +42,7 @@ $(BUILD_STAMP): $(NODE_MODULES) $(BUILD_INPUTS)
 	npm run build --silent
 	@touch $@
 
-## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default.
+## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default; BENCH_PEER_URL=<LangGraph.js dev server> adds the peer.
 bench: build
 	node --import tsx bench/agent-server.ts
 

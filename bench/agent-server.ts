@@ -4,9 +4,13 @@
  * - floor: the chat example graph with the same checkpointer, invoked in-process, no server;
  * - create→join latency p50/p99 at concurrency 1 (POST /threads/{t}/runs then GET …/join);
  * - throughput (runs/s) at concurrency 10 and 50, one thread per run;
- * - 200 runs enqueued on one thread, created at once, until the last has been joined;
+ * - 100 runs enqueued on one thread, created at once, until the last has been joined (the floor:
+ *   100 invokes on one thread, one after another);
  * - RSS of an idle server (restarted, so not counting first-time database creation) and with
- *   1,000 queued runs (an API-only server, so they stay queued).
+ *   1,000 queued runs (an API-only server, so they stay queued); BENCH_RSS=0 skips these.
+ *
+ * With BENCH_PEER_URL (a LangGraph.js dev server serving the same `chat` graph), the same client
+ * measures the peer too, and Berth's ratios to it are printed.
  *
  * The server runs as its own process (`berth serve` from a fresh dist/ build), as in production;
  * the client uses fetch.
@@ -14,13 +18,16 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { BACKENDS, N, buildDist, createDb, input, pool, post, rssMb, startServer, summary } from "./lib.js";
+import { BACKENDS, N, buildDist, createDb, input, pool, post, printTable, rssMb, startServer, summary } from "./lib.js";
 import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
 import { openDatabase } from "../src/shared/db/index.js";
 
 // The benchmark measures Berth, not a model provider: the example agent uses its offline model.
 process.env.BERTH_CHAT_MODEL = "echo";
 const { graph: chatGraph } = await import("../examples/chat/agent.js");
+
+/** Runs enqueued on one thread (issue 16: within 1.2× of the same runs invoked one after another). */
+const ONE_THREAD_RUNS = 100;
 
 // ---- the floor: in-process graph + checkpointer ------------------------------------------------
 async function floor(backend: "pglite" | "postgres") {
@@ -42,11 +49,11 @@ async function floor(backend: "pglite" | "postgres") {
   const c50 = await pool(N, 50, once);
   const oneThread = randomUUID();
   const t0 = performance.now();
-  for (let i = 0; i < 200; i++) await graph.invoke(input(i), { configurable: { thread_id: oneThread } });
-  const sequential200 = 200 / ((performance.now() - t0) / 1000);
+  for (let i = 0; i < ONE_THREAD_RUNS; i++) await graph.invoke(input(i), { configurable: { thread_id: oneThread } });
+  const oneThreadMs = performance.now() - t0;
   await database.close();
   await db.drop();
-  return { latency: summary(lat), c10, c50, oneThread: sequential200 };
+  return { latency: summary(lat), c10, c50, oneThreadMs };
 }
 
 async function createThread(url: string): Promise<string> {
@@ -59,19 +66,9 @@ async function createAndJoin(url: string, threadId: string, i: number): Promise<
   await res.text();
 }
 
-async function serverBench(backend: "pglite" | "postgres") {
-  const db = await createDb(backend);
-  // Idle RSS of a server that has run before: the very first start also creates the database
-  // (PGlite runs initdb in-process), which is not the steady state.
-  const first = await startServer(db);
-  for (let i = 0; i < 5; i++) await createAndJoin(first.url, await createThread(first.url), i);
-  await first.stop();
-  const server = await startServer(db);
-  const { url } = server;
-  await new Promise((r) => setTimeout(r, 1000));
-  const idleRss = await rssMb(server.child.pid!);
+/** What the client sees of a server: latency at c=1, throughput at c=10 and c=50, one thread's queue. */
+async function measure(url: string) {
   for (let i = 0; i < 20; i++) await createAndJoin(url, await createThread(url), i); // warm-up
-
   const threads = await Promise.all(Array.from({ length: N }, () => createThread(url)));
   const lat: number[] = [];
   for (let i = 0; i < N; i++) {
@@ -87,46 +84,74 @@ async function serverBench(backend: "pglite" | "postgres") {
   const one = await createThread(url);
   const t0 = performance.now();
   const runs = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i) })),
+    Array.from({ length: ONE_THREAD_RUNS }, (_, i) => post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i) })),
   );
   for (const r of runs) await (await fetch(`${url}/threads/${one}/runs/${r.run_id}/join`)).text();
-  const oneThread = 200 / ((performance.now() - t0) / 1000);
+  const oneThreadMs = performance.now() - t0;
+  return { latency: summary(lat), c10, c50, oneThreadMs };
+}
+
+async function serverBench(backend: "pglite" | "postgres") {
+  const db = await createDb(backend);
+  // Idle RSS of a server that has run before: the very first start also creates the database
+  // (PGlite runs initdb in-process), which is not the steady state.
+  const first = await startServer(db);
+  for (let i = 0; i < 5; i++) await createAndJoin(first.url, await createThread(first.url), i);
+  await first.stop();
+  const server = await startServer(db);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRss = await rssMb(server.child.pid!);
+  const figures = await measure(server.url);
   await server.stop();
 
-  // RSS with 1,000 queued runs: an API-only server, so nothing drains the queue.
-  const apiOnly = await startServer(db, { N_JOBS_PER_WORKER: "0" });
-  const queueThreads = await Promise.all(Array.from({ length: 100 }, () => createThread(apiOnly.url)));
-  await pool(1000, 20, (i) => post(`${apiOnly.url}/threads/${queueThreads[i % 100]}/runs`, { assistant_id: "chat", input: input(i) }));
-  await new Promise((r) => setTimeout(r, 500));
-  const queuedRss = await rssMb(apiOnly.child.pid!);
-  await apiOnly.stop();
+  let queuedRss = NaN;
+  if (WITH_RSS) {
+    // RSS with 1,000 queued runs: an API-only server, so nothing drains the queue.
+    const apiOnly = await startServer(db, { N_JOBS_PER_WORKER: "0" });
+    const queueThreads = await Promise.all(Array.from({ length: 100 }, () => createThread(apiOnly.url)));
+    await pool(1000, 20, (i) => post(`${apiOnly.url}/threads/${queueThreads[i % 100]}/runs`, { assistant_id: "chat", input: input(i) }));
+    await new Promise((r) => setTimeout(r, 500));
+    queuedRss = await rssMb(apiOnly.child.pid!);
+    await apiOnly.stop();
+  }
   await db.drop();
-  return { latency: summary(lat), c10, c50, oneThread, idleRss, queuedRss };
+  return { ...figures, idleRss, queuedRss };
 }
 
 // ---- report ----------------------------------------------------------------------------------
+const WITH_RSS = process.env.BENCH_RSS !== "0";
+const PEER_URL = process.env.BENCH_PEER_URL;
 // The server runs from a fresh build of dist/, as in production (bin/berth.js prefers it).
 buildDist();
 const f = (n: number, d = 1) => n.toFixed(d);
-console.log(`Berth agent server benchmark — N=${N} runs per figure, ${os.cpus().length} cores, node ${process.version}`);
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
+console.log(`Berth agent server benchmark — N=${N} runs per figure, ${os.cpus().length} cores, node ${process.version}, load ${load()}`);
 console.log("(figures depend on machine load; the server is a separate process, the client uses fetch)\n");
+const peer = PEER_URL ? await measure(PEER_URL) : undefined;
+const peerCell = (v: number | undefined, d = 1) => (peer && v !== undefined ? f(v, d) : "");
+const vsPeer = (mine: number, theirs: number | undefined, higherIsBetter: boolean) =>
+  peer && theirs ? `  ${f(higherIsBetter ? mine / theirs : theirs / mine, 1)}× the peer` : "";
 for (const backend of BACKENDS) {
   const fl = await floor(backend);
   const sv = await serverBench(backend);
   const overhead = sv.latency.p50 - fl.latency.p50;
-  const rows: [string, string, string, string][] = [
-    ["latency c=1 p50 (ms)", f(fl.latency.p50, 2), f(sv.latency.p50, 2), `overhead ${f(overhead, 2)} ms${backend === "postgres" ? (overhead <= 5 ? "  ✓ ≤ 5" : "  ✗ > 5") : ""}`],
-    ["latency c=1 p99 (ms)", f(fl.latency.p99, 2), f(sv.latency.p99, 2), ""],
-    ["throughput c=10 (runs/s)", f(fl.c10), f(sv.c10), `${f((100 * sv.c10) / fl.c10, 0)}% of floor`],
-    ["throughput c=50 (runs/s)", f(fl.c50), f(sv.c50), `${f((100 * sv.c50) / fl.c50, 0)}% of floor${backend === "postgres" ? (sv.c50 >= fl.c50 / 2 ? "  ✓ ≥ 50%" : "  ✗ < 50%") : ""}`],
-    ["200 runs on one thread (runs/s)", f(fl.oneThread), f(sv.oneThread), "floor: sequential invokes"],
-    ["RSS idle (MB)", "", f(sv.idleRss, 0), sv.idleRss < 150 ? "✓ < 150" : "✗ ≥ 150"],
-    ["RSS 1,000 queued runs (MB)", "", f(sv.queuedRss, 0), sv.queuedRss < 300 ? "✓ < 300" : "✗ ≥ 300"],
+  const oneRatio = sv.oneThreadMs / fl.oneThreadMs;
+  const c50Share = sv.c50 / fl.c50;
+  const rows: string[][] = [
+    ["create→join c=1 p50 (ms)", f(fl.latency.p50, 2), f(sv.latency.p50, 2), peerCell(peer?.latency.p50, 2),
+      `overhead ${f(overhead, 2)} ms${backend === "postgres" ? (overhead <= 3 ? "  ✓ ≤ 3" : "  ✗ > 3") : ""}${vsPeer(sv.latency.p50, peer?.latency.p50, false)}`],
+    ["create→join c=1 p99 (ms)", f(fl.latency.p99, 2), f(sv.latency.p99, 2), peerCell(peer?.latency.p99, 2), ""],
+    ["throughput c=10 (runs/s)", f(fl.c10), f(sv.c10), peerCell(peer?.c10), `${f(100 * (sv.c10 / fl.c10), 0)}% of floor${vsPeer(sv.c10, peer?.c10, true)}`],
+    ["throughput c=50 (runs/s)", f(fl.c50), f(sv.c50), peerCell(peer?.c50),
+      `${f(100 * c50Share, 0)}% of floor${backend === "postgres" ? (c50Share >= 0.6 ? "  ✓ ≥ 60%" : "  ✗ < 60%") : ""}${vsPeer(sv.c50, peer?.c50, true)}${backend === "pglite" && peer ? (sv.c50 >= 3 * peer.c50 ? " ✓ ≥ 3×" : " ✗ < 3×") : ""}`],
+    [`${ONE_THREAD_RUNS} runs on one thread (s)`, f(fl.oneThreadMs / 1000, 2), f(sv.oneThreadMs / 1000, 2), peerCell(peer && peer.oneThreadMs / 1000, 2),
+      `${f(oneRatio, 2)}× the sequential floor${oneRatio <= 1.2 ? "  ✓ ≤ 1.2×" : "  ✗ > 1.2×"}${vsPeer(sv.oneThreadMs, peer?.oneThreadMs, false)}`],
+    ["RSS idle (MB)", "", f(sv.idleRss, 0), "", sv.idleRss < 150 ? "✓ < 150" : "✗ ≥ 150"],
   ];
+  if (WITH_RSS) rows.push(["RSS 1,000 queued runs (MB)", "", f(sv.queuedRss, 0), "", sv.queuedRss < 300 ? "✓ < 300" : "✗ ≥ 300"]);
   console.log(`## ${backend}`);
-  console.log(`| ${"metric".padEnd(32)} | ${"floor".padStart(9)} | ${"server".padStart(9)} | note`);
-  console.log(`|${"-".repeat(34)}|${"-".repeat(11)}|${"-".repeat(11)}|------`);
-  for (const [m, a, b, note] of rows) console.log(`| ${m.padEnd(32)} | ${a.padStart(9)} | ${b.padStart(9)} | ${note}`);
+  printTable(["metric", "floor", "berth", peer ? "peer" : "", "note"], rows);
   console.log("");
 }
+console.log(`load at the end: ${load()}`);
 process.exit(0);

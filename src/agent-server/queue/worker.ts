@@ -167,17 +167,23 @@ export class QueueWorker {
     let summary: ExecutionSummary | undefined;
     /** Whether this execution was counted as an attempt (`runs.begin`). */
     let begun = false;
+    /** The attempt being counted: settled before anything is recorded about the run. */
+    let counting: Promise<number | undefined> | undefined;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       // Count the attempt now that execution starts: a claim lost before this point (the worker
-      // died, or stalled loading the graph past its lease) costs the run nothing.
-      const attempt = await ctx.runs.begin(run.run_id, this.owner);
-      if (attempt === undefined) {
-        controller.abort("lease-lost");
-        throw controller.signal.reason;
-      }
-      begun = true;
-      run.attempt = attempt;
+      // died, or stalled loading the graph past its lease) costs the run nothing. The count is not
+      // waited for before the graph starts (one round trip less per run): the lease was confirmed
+      // by the claim just now, so it returns the next attempt number; should it find the lease
+      // gone, the run is aborted, and the write fence already refuses checkpoint writes of a run
+      // whose lease is in doubt.
+      counting = ctx.runs.begin(run.run_id, this.owner).then((attempt) => {
+        if (attempt === undefined) controller.abort("lease-lost");
+        else begun = true;
+        return attempt;
+      });
+      counting.catch(() => undefined); // awaited below; a failure is handled there
+      run.attempt += 1;
       // An earlier attempt (a crashed worker, or one that shut down and handed the run back) may
       // have got somewhere, or even finished the run.
       const { resume, done, why } = await planExecution(graph, ctx.checkpointer, run);
@@ -186,8 +192,11 @@ export class QueueWorker {
       log.debug({ resume }, "executing");
       if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       await emitter.flush();
+      if ((await counting) === undefined) throw controller.signal.reason;
       outcome = { kind: "completed" };
     } catch (err) {
+      // whatever ended the execution, the attempt's count must be settled before it is recorded
+      await counting?.catch(() => undefined);
       if (controller.signal.aborted) {
         outcome = { kind: "aborted", reason: controller.signal.reason as AbortReason };
       } else if (await this.databaseLost(err)) {
@@ -267,11 +276,14 @@ export class QueueWorker {
       threadValues: values,
       threadInterrupts: interrupts,
       stateHasInterrupts: hasNext,
+      // The thread's next run goes to this worker in the same round trip: the slot this run frees.
+      handoff: this.stopping ? undefined : { leaseSeconds: settings.runLeaseSeconds },
     });
     if (!owned) {
       log.warn("run finished but its lease had been taken over; result discarded");
       return;
     }
+    if (owned.next) await this.startHandedOver(owned.next);
     await emitter.done({ status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error });
     // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
     if (owned.morePending) await this.publishWake();
@@ -282,6 +294,16 @@ export class QueueWorker {
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }
+  }
+
+  /** Start the thread's next run, claimed as this one finished; give it back if shutting down meanwhile. */
+  private async startHandedOver(next: ClaimedRun): Promise<void> {
+    if (!this.stopping) {
+      this.startRun(next);
+      return;
+    }
+    await this.ctx.runs.release(next.run_id, this.owner, false).catch(() => undefined);
+    await this.publishWake();
   }
 
   private async publishWake(): Promise<void> {

@@ -217,7 +217,7 @@ export class RunService {
    * Resolve when the run has ended: on its done message, or when a poll finds it finished (or
    * gone). Subscribes before looking, so the end cannot slip between the two.
    */
-  async waitForDone(runId: string, signal?: AbortSignal): Promise<DoneMessage> {
+  async waitForDone(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
     const { bus, channels, runs, settings } = this.ctx;
     let finish!: (m: DoneMessage) => void;
     const done = new Promise<DoneMessage>((r) => (finish = r));
@@ -225,15 +225,19 @@ export class RunService {
       const msg = JSON.parse(raw) as RunMessage;
       if (msg.type === "done") finish(msg);
     });
+    let first = true;
     const check = async () => {
       let ended;
       try {
-        ended = await runs.endState(runId);
+        ended = await runs.endState(runId, opts.threadId);
       } catch (err) {
+        if (first && opts.threadId) throw err;
         // A failed look-up says nothing about the run: keep waiting, the next poll retries.
         this.ctx.logger.warn({ err, run_id: runId }, "checking a run's status failed");
         return;
       }
+      // With `threadId`, the first look doubles as the run's look-up (404 when not on that thread).
+      if (!ended && first && opts.threadId) throw new NotFoundError(`Run ${runId} not found`);
       if (!ended) finish({ type: "done", status: "rollback", last_seq: -1 });
       else if (isTerminal(ended.status)) {
         // The thread's values come with the status, so the answer needs no further query.
@@ -246,11 +250,14 @@ export class RunService {
     signal?.addEventListener("abort", onAbort);
     try {
       await check();
+      first = false;
       return await done;
     } finally {
+      first = false;
       clearInterval(poll);
       signal?.removeEventListener("abort", onAbort);
-      await unsubscribe();
+      // Not waited for: the answer need not wait for the bus to confirm (a Redis round trip).
+      void unsubscribe().catch(() => undefined);
     }
   }
 

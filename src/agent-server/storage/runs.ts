@@ -70,6 +70,21 @@ export interface RunKwargs {
 export const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy";
 const CLAIM_COLUMNS = `${RUN_COLUMNS}, attempt, max_attempts, start_checkpoint_id, webhook, started_at, cancel_action`;
+/** What claiming sets on a run (the owner is $1, the lease length in seconds $2). */
+const CLAIM_SET = `status = 'running', lease_owner = $1,
+  lease_expires_at = now() + make_interval(secs => $2), started_at = coalesce(started_at, now()), updated_at = now(),
+  -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
+  start_checkpoint_id = coalesce(start_checkpoint_id,
+    (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = ''), '')`;
+/** What a claim returns: the run, and where an earlier attempt of it got to. */
+const CLAIM_RETURNING = `${CLAIM_COLUMNS},
+  -- this run's own newest checkpoint from an earlier attempt: checkpoints record the run that
+  -- wrote them (BerthPostgresSaver), and only those after the run's start can be its own
+  (SELECT max(c.checkpoint_id) FROM checkpoints c
+   WHERE c.thread_id = runs.thread_id::text AND c.checkpoint_ns = ''
+     AND c.checkpoint_id > runs.start_checkpoint_id AND c.metadata ->> 'run_id' = runs.run_id::text) AS own_checkpoint_id,
+  (SELECT coalesce(max(seq), -1) FROM run_events WHERE run_events.run_id = runs.run_id) AS last_event_seq`;
+const CLAIMED_KEYS = CLAIM_COLUMNS.split(",").map((c) => c.trim()).concat(["own_checkpoint_id", "last_event_seq"]);
 
 export interface NewRun {
   /** null for a stateless run: a temporary thread is made for it. */
@@ -236,12 +251,17 @@ export class RunStore {
   }
 
   /** A run's status with its thread's values and interrupts, in one query (for /wait and /join). */
-  async endState(runId: string): Promise<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null } | undefined> {
+  async endState(
+    runId: string,
+    /** Only if the run is on this thread. */
+    threadId?: string,
+  ): Promise<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null } | undefined> {
     const { rows } = await this.pool.query<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null }>(
       this.q(
         "end_state",
-        `SELECT r.status, t."values", t.interrupts FROM runs r JOIN threads t USING (thread_id) WHERE r.run_id = $1`,
-        [runId],
+        `SELECT r.status, t."values", t.interrupts FROM runs r JOIN threads t USING (thread_id)
+         WHERE r.run_id = $1 AND ($2::uuid IS NULL OR r.thread_id = $2::uuid)`,
+        [runId, threadId ?? null],
       ),
     );
     return rows[0];
@@ -293,11 +313,7 @@ export class RunStore {
       const { rows } = await this.pool.query<ClaimedRun>(
         this.q(
           "claim",
-          `UPDATE runs SET status = 'running', lease_owner = $1,
-           lease_expires_at = now() + make_interval(secs => $2), started_at = coalesce(started_at, now()), updated_at = now(),
-           -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
-           start_checkpoint_id = coalesce(start_checkpoint_id,
-             (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = ''), '')
+          `UPDATE runs SET ${CLAIM_SET}
          WHERE run_id IN (
            SELECT r.run_id FROM runs r
            WHERE r.status = 'pending' AND r.available_at <= now()
@@ -306,13 +322,7 @@ export class RunStore {
            ORDER BY r.seq
            LIMIT $3
            FOR UPDATE SKIP LOCKED)
-         RETURNING ${CLAIM_COLUMNS},
-           -- this run's own newest checkpoint from an earlier attempt: checkpoints record the run that
-           -- wrote them (BerthPostgresSaver), and only those after the run's start can be its own
-           (SELECT max(c.checkpoint_id) FROM checkpoints c
-            WHERE c.thread_id = runs.thread_id::text AND c.checkpoint_ns = ''
-              AND c.checkpoint_id > runs.start_checkpoint_id AND c.metadata ->> 'run_id' = runs.run_id::text) AS own_checkpoint_id,
-           (SELECT coalesce(max(seq), -1) FROM run_events WHERE run_events.run_id = runs.run_id) AS last_event_seq`,
+         RETURNING ${CLAIM_RETURNING}`,
           [owner, leaseSeconds, limit],
         ),
       );
@@ -352,6 +362,11 @@ export class RunStore {
   /**
    * End a run and update its thread. Returns undefined when this worker no longer owns the run
    * (its lease was taken over), in which case nothing is written.
+   *
+   * With `handoff`, the same statement also claims the next run of the thread's queue for this
+   * worker (graphile-worker style): a busy thread's next run starts without a wake-up or another
+   * claim round trip. The claim is an ordinary one (lease, no attempt counted until `begin`), so a
+   * worker that dies right after it costs the run nothing: the sweeper hands it on.
    */
   async finish(args: {
     runId: string;
@@ -362,43 +377,67 @@ export class RunStore {
     threadValues?: unknown;
     threadInterrupts?: Record<string, unknown>;
     stateHasInterrupts: boolean;
-  }): Promise<{ morePending: boolean } | undefined> {
-    // One statement (one round trip, atomic): end the run if this worker still owns it, then
-    // update its thread. The thread stays busy while other runs wait in its queue.
-    const { rows } = await this.pool.query<{ run_id: string; more_pending: boolean }>(
+    /** Claim the thread's next run for this worker, with a lease of this many seconds. */
+    handoff?: { leaseSeconds: number };
+  }): Promise<{ morePending: boolean; next?: ClaimedRun } | undefined> {
+    // One statement (one round trip, atomic): end the run if this worker still owns it, update its
+    // thread (busy while other runs wait in its queue), and claim the head of that queue.
+    //
+    // The claim sees the table as it was before this statement (one snapshot), where the ended
+    // run still runs: it is found by excluding it ($3 = the ended run), and it cannot collide with
+    // one_running_run_per_thread because `next` reads `ended`, so the ended run's row is updated
+    // first and unique checks skip row versions this transaction replaced.
+    const { rows } = await this.pool.query<Record<string, unknown> & { finished_run_id: string; more_pending: boolean; run_id: string | null }>(
       this.q(
         "finish",
         `WITH ended AS (
-         UPDATE runs SET status = $3, error = $4, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
-         WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'
+         UPDATE runs SET status = $4, error = $5, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
+         WHERE run_id = $3 AND lease_owner = $1 AND status = 'running'
          RETURNING run_id, thread_id
        ), thread AS (
          UPDATE threads SET
            status = CASE
-             WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $5 AND r.status IN ('pending', 'running') AND r.run_id <> $1) THEN 'busy'
-             WHEN $3 IN ('error', 'timeout') THEN 'error'
-             WHEN $6 THEN 'interrupted'
+             WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $6 AND r.status IN ('pending', 'running') AND r.run_id <> $3) THEN 'busy'
+             WHEN $4 IN ('error', 'timeout') THEN 'error'
+             WHEN $7 THEN 'interrupted'
              ELSE 'idle' END,
-           "values" = coalesce($7::jsonb, "values"), interrupts = coalesce($8::jsonb, interrupts),
-           error = CASE WHEN $3 IN ('error', 'timeout') THEN $4::jsonb ELSE NULL END,
+           "values" = coalesce($8::jsonb, "values"), interrupts = coalesce($9::jsonb, interrupts),
+           error = CASE WHEN $4 IN ('error', 'timeout') THEN $5::jsonb ELSE NULL END,
            updated_at = now(), state_updated_at = now()
          WHERE thread_id = (SELECT thread_id FROM ended)
+       ), next AS (
+         -- the head of the thread's queue, if it may start now (a delayed head keeps the rest waiting)
+         UPDATE runs SET ${CLAIM_SET}
+         WHERE $10::boolean AND run_id = (
+           SELECT r.run_id FROM runs r
+           WHERE r.thread_id = (SELECT thread_id FROM ended) AND r.status = 'pending' AND r.run_id <> $3
+           ORDER BY r.seq LIMIT 1)
+           AND status = 'pending' AND available_at <= now()
+         RETURNING ${CLAIM_RETURNING}
        )
-       -- whether anything waits in the queue: if not, nobody needs a wake-up
-       SELECT run_id, EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND run_id <> $1) AS more_pending FROM ended`,
+       -- whether anything else waits in the queue: if not, nobody needs a wake-up
+       SELECT ended.run_id AS finished_run_id,
+         EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND run_id <> $3 AND run_id NOT IN (SELECT run_id FROM next)) AS more_pending,
+         next.*
+       FROM ended LEFT JOIN next ON true`,
         [
-        args.runId,
-        args.owner,
-        args.status,
-        args.error === undefined ? null : JSON.stringify(args.error),
-        args.threadId,
-        args.stateHasInterrupts,
-        args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
-        args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
+          args.owner,
+          args.handoff?.leaseSeconds ?? 0,
+          args.runId,
+          args.status,
+          args.error === undefined ? null : JSON.stringify(args.error),
+          args.threadId,
+          args.stateHasInterrupts,
+          args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
+          args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
+          Boolean(args.handoff),
         ],
       ),
     );
-    return rows[0] ? { morePending: rows[0].more_pending } : undefined;
+    const row = rows[0];
+    if (!row) return undefined;
+    if (row.run_id === null) return { morePending: row.more_pending };
+    return { morePending: row.more_pending, next: Object.fromEntries(CLAIMED_KEYS.map((k) => [k, row[k]])) as unknown as ClaimedRun };
   }
 
   /**

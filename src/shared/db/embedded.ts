@@ -12,13 +12,17 @@
  *
  * PGlite is one Postgres session: pglite-socket queues queries from all connections and pins a
  * connection that is inside a transaction until it ends. Keep transactions short.
+ *
+ * PGlite and its socket server run on a worker thread of their own: Postgres (WASM) executing
+ * statements was ~40 % of the process's CPU under load (CPU profile, issue 16), and on the main
+ * thread it competed with the graphs and the HTTP server for one core. The main thread talks to it
+ * over the Unix socket exactly as before; only the CPU moves.
  */
 import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -31,39 +35,131 @@ const SOCKET_PORT = 5432;
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await makePrivate(dataDir);
-  let db: PGlite;
+  const socketDir = await privateSocketDir();
+  let thread: PgliteThread;
   try {
-    db = await PGlite.create(dataDir, {
-      // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
-      // buffers) nearly double the process's memory for no gain at this scale.
-      postgresqlconf: ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
-      // pgvector, for the store's semantic search (store.index). Always loaded: a data directory
-      // where the extension was once created must open with it whatever today's config says.
-      extensions: { vector },
-    });
+    thread = await startPgliteThread(dataDir, path.join(socketDir, SOCKET_NAME));
   } catch (err) {
-    throw new Error(
-      `could not open the embedded database in ${dataDir}: ${(err as Error).message}. ` +
-        `Is another Berth process using this data directory? Use --data-dir or BERTH_DATA_DIR to pick another.`,
-    );
+    await rm(socketDir, { recursive: true, force: true });
+    throw err;
   }
   await makePrivate(dataDir);
-  const socketDir = await privateSocketDir();
-  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, SOCKET_NAME), maxConnections: 100, debug: process.env.BERTH_PGLITE_DEBUG === "1" });
+  return {
+    connectionString: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&port=${SOCKET_PORT}&sslmode=disable`,
+    async close() {
+      await thread.close();
+      await rm(socketDir, { recursive: true, force: true });
+      await makePrivate(dataDir).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The thread's code. It is evaluated (not a module file) so that it runs the same from the
+ * TypeScript sources (tsx, vitest) and from dist/; it loads PGlite from absolute paths resolved here.
+ */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { PGlite } = require(workerData.pglitePath);
+const { PGLiteSocketServer, PGLiteSocketHandler } = require(workerData.socketPath);
+// pgvector, for the store's semantic search (store.index). Always loaded: a data directory where
+// the extension was once created must open with it whatever today's config says.
+const { vector } = require(workerData.pgvectorPath);
+// pglite-socket answers each protocol message of a query (Parse, Bind, Describe, Execute, Sync)
+// with a socket write of its own: one write syscall each, ~25 % of this thread's CPU (profile,
+// issue 16). Corking the socket while a chunk of client data is handled sends those answers in
+// one write. (Cork is a counter: overlapping calls flush when the last one ends.)
+const handleData = PGLiteSocketHandler && PGLiteSocketHandler.prototype.handleData;
+if (typeof handleData === "function") {
+  PGLiteSocketHandler.prototype.handleData = async function (data) {
+    const socket = this.socket;
+    if (socket) socket.cork();
+    try {
+      return await handleData.call(this, data);
+    } finally {
+      if (socket && !socket.destroyed) socket.uncork();
+    }
+  };
+}
+(async () => {
+  let db;
+  try {
+    db = await PGlite.create(workerData.dataDir, { postgresqlconf: workerData.conf, extensions: { vector } });
+  } catch (err) {
+    parentPort.postMessage({ type: "error", stage: "open", message: String(err && err.message || err) });
+    return;
+  }
+  const server = new PGLiteSocketServer({ db, path: workerData.listenPath, maxConnections: 100, debug: workerData.debug });
   try {
     await server.start();
   } catch (err) {
     await db.close().catch(() => undefined);
-    await rm(socketDir, { recursive: true, force: true });
-    throw err;
+    parentPort.postMessage({ type: "error", stage: "listen", message: String(err && err.message || err) });
+    return;
   }
+  parentPort.on("message", async (m) => {
+    if (m !== "close") return;
+    await server.stop().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    parentPort.postMessage({ type: "closed" });
+    parentPort.close();
+  });
+  parentPort.postMessage({ type: "ready" });
+})();
+`;
+
+interface PgliteThread {
+  close(): Promise<void>;
+}
+
+async function startPgliteThread(dataDir: string, listenPath: string): Promise<PgliteThread> {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(THREAD_SOURCE, {
+    eval: true,
+    workerData: {
+      dataDir,
+      listenPath,
+      pglitePath: require.resolve("@electric-sql/pglite"),
+      socketPath: require.resolve("@electric-sql/pglite-socket"),
+      pgvectorPath: require.resolve("@electric-sql/pglite-pgvector"),
+      // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
+      // buffers) nearly double the process's memory for no gain at this scale.
+      conf: ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
+      debug: process.env.BERTH_PGLITE_DEBUG === "1",
+    },
+  });
+  // The database thread must not keep the process alive on its own; close() ends it.
+  worker.unref();
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  // After start-up, a failure of the thread reaches every query as a broken connection; say why here.
+  worker.on("error", (err) => console.error("the embedded database thread failed:", err));
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`the embedded database thread exited (code ${code}) while starting`));
+    worker.once("error", reject);
+    worker.once("exit", onExit);
+    worker.once("message", (m: { type: string; stage?: string; message?: string }) => {
+      worker.off("error", reject);
+      worker.off("exit", onExit);
+      if (m.type === "ready") return resolve();
+      void worker.terminate();
+      if (m.stage === "open") {
+        return reject(
+          new Error(
+            `could not open the embedded database in ${dataDir}: ${m.message}. ` +
+              `Is another Berth process using this data directory? Use --data-dir or BERTH_DATA_DIR to pick another.`,
+          ),
+        );
+      }
+      reject(new Error(m.message));
+    });
+  });
   return {
-    connectionString: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&port=${SOCKET_PORT}&sslmode=disable`,
     async close() {
-      await server.stop();
-      await db.close();
-      await rm(socketDir, { recursive: true, force: true });
-      await makePrivate(dataDir).catch(() => undefined);
+      // Let PGlite close cleanly (a checkpoint of its data files), then the thread ends.
+      const closed = new Promise<void>((resolve) => worker.on("message", (m: { type: string }) => m.type === "closed" && resolve()));
+      worker.postMessage("close");
+      await Promise.race([closed, exited]);
+      await worker.terminate();
     },
   };
 }

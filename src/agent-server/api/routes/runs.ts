@@ -109,10 +109,11 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
   });
   router.add({ method: "get", path: "/threads/:thread_id/runs/:run_id/join", tag, summary: "Wait for a run to end and get the thread's values", uuidParams: runParams }, async ({ params, res }) => {
     await onThread(res, params.thread_id!);
-    const run = await runs.get(params.thread_id!, params.run_id!);
+    const run = { run_id: params.run_id!, thread_id: params.thread_id! };
     const gone = new AbortController();
     res.on("close", () => !res.writableFinished && gone.abort());
-    const done = await runs.waitForDone(run.run_id, gone.signal);
+    // the first look at the run's state is also its look-up on the thread (404 when absent)
+    const done = await runs.waitForDone(run.run_id, gone.signal, { threadId: run.thread_id });
     if (gone.signal.aborted) return SENT;
     return (await runs.result(run, done)).body;
   });

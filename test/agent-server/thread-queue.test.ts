@@ -1,0 +1,131 @@
+/**
+ * A thread's queue: the worker that finishes a thread's run claims the thread's next run in the
+ * same statement (no wake-up, no second claim), and a worker killed right after that hand-over
+ * loses nothing — the next run is resumed by another worker and its effects land exactly once.
+ *
+ * The hand-over is observed through its effect in the database: the finished run's `ended_at` and
+ * the next run's `started_at` are both `now()` of one transaction, so they are equal.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Client } from "@langchain/langgraph-sdk";
+import {
+  createTestDatabase,
+  describeBackends,
+  eventually,
+  servicesUp,
+  startChild,
+  startTestServer,
+  userMessage,
+  type ChildServer,
+  type TestDatabase,
+  type TestServer,
+} from "../helpers/server.js";
+
+type Msg = { type: string; content: string };
+const texts = (messages: Msg[] = []) => messages.map((m) => `${m.type}:${m.content}`);
+
+async function messagesOf(client: Client, threadId: string): Promise<string[]> {
+  const state = await client.threads.getState<{ messages: Msg[] }>(threadId);
+  return texts(state.values.messages);
+}
+
+interface RunTimes {
+  run_id: string;
+  status: string;
+  attempt: number;
+  started_at: Date | null;
+  ended_at: Date | null;
+}
+
+async function runTimes(server: TestServer, threadId: string): Promise<RunTimes[]> {
+  const { rows } = await server.handle.ctx.pool.query<RunTimes>(
+    "SELECT run_id, status, attempt, started_at, ended_at FROM runs WHERE thread_id = $1 ORDER BY seq",
+    [threadId],
+  );
+  return rows;
+}
+
+describeBackends("a thread's queue", (backend) => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("20 runs queued on one thread: each starts in the transaction that ends the one before, all succeed in creation order, effects once", async () => {
+    // Queue all 20 before any worker runs: an API-only server creates them, then a server with
+    // workers opens the same database.
+    const db = await createTestDatabase(backend);
+    const api = await startTestServer(backend, { jobsPerWorker: 0 }, db);
+    const thread = await api.client.threads.create();
+    const labels = Array.from({ length: 20 }, (_, i) => `m${i}`);
+    const created: string[] = [];
+    for (const l of labels) created.push((await api.client.runs.create(thread.thread_id, "slow", { input: userMessage(l) })).run_id);
+    await api.close({ keepDatabase: true });
+
+    server = await startTestServer(backend, {}, db);
+    const { client } = server;
+    for (const id of created) await client.runs.join(thread.thread_id, id);
+
+    const runs = await runTimes(server, thread.thread_id);
+    expect(runs.map((r) => r.run_id)).toEqual(created);
+    expect(runs.map((r) => r.status)).toEqual(created.map(() => "success"));
+    expect(runs.map((r) => r.attempt)).toEqual(created.map(() => 1));
+    // each run after the first was claimed as its predecessor finished (one transaction: one now())
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_at).toEqual(runs[i - 1]!.ended_at);
+    // and each started only after the one before had ended
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_at!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.started_at!.getTime());
+
+    expect(await messagesOf(client, thread.thread_id)).toEqual(labels.flatMap((l) => [`human:${l}`, `ai:You said: ${l}`]));
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+});
+
+const postgresOnly = servicesUp() ? describe : describe.skip;
+
+postgresOnly("a thread's queue across a worker crash", () => {
+  let db: TestDatabase | undefined;
+  let api: TestServer | undefined;
+  const children: ChildServer[] = [];
+
+  afterEach(async () => {
+    for (const c of children.splice(0)) await c.stop("SIGKILL");
+    await api?.close({ keepDatabase: true });
+    api = undefined;
+    await db?.drop();
+    db = undefined;
+  });
+
+  it("a worker killed right after finishing run N (having claimed N+1 with it) loses nothing", async () => {
+    db = await createTestDatabase("postgres");
+    api = await startTestServer("postgres", { jobsPerWorker: 0, runLeaseSeconds: 2 }, db);
+    const { client } = api;
+    const worker = await startChild("worker", db, { BERTH_RUN_LEASE_SECONDS: "2" });
+    children.push(worker);
+
+    const thread = await client.threads.create();
+    // N sleeps long enough for N+1 to be queued behind it; N+1 sleeps long enough that the kill
+    // lands before it could finish (it lands right after the hand-over, before or just after N+1 began).
+    const first = await client.runs.create(thread.thread_id, "slow", { input: userMessage("n"), config: { configurable: { delay_ms: 1500 } } });
+    await eventually(async () => (await client.runs.get(thread.thread_id, first.run_id)).status === "running");
+    const next = await client.runs.create(thread.thread_id, "slow", { input: userMessage("n+1"), config: { configurable: { delay_ms: 3000 } } });
+
+    // The moment N has ended, N+1 is already this worker's (handed over in the same transaction).
+    const handedOver = await eventually(async () => {
+      const runs = await runTimes(api!, thread.thread_id);
+      return runs[0]!.status === "success" ? runs : undefined;
+    }, 60_000, 5);
+    expect(handedOver[1]!.status).toBe("running");
+    expect(handedOver[1]!.started_at).toEqual(handedOver[0]!.ended_at);
+    await worker.stop("SIGKILL");
+
+    // Another worker takes N+1 over once the dead worker's lease lapses, and runs it to its end.
+    children.push(await startChild("worker", db, { BERTH_RUN_LEASE_SECONDS: "2" }));
+    await client.runs.join(thread.thread_id, next.run_id);
+
+    const runs = await runTimes(api, thread.thread_id);
+    expect(runs.map((r) => r.status)).toEqual(["success", "success"]);
+    expect(await messagesOf(client, thread.thread_id)).toEqual(["human:n", "ai:You said: n", "human:n+1", "ai:You said: n+1"]);
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+  }, 180_000);
+});
