@@ -161,4 +161,9 @@ CREATE TABLE a2a_push_configs (
     // a config made through a v1.0 method is notified with a v1.0 StreamResponse ({task}), a v0.3 one with the Task
     sql: `ALTER TABLE a2a_push_configs ADD COLUMN dialect text NOT NULL DEFAULT 'v0.3';`,
   },
+  {
+    name: "Stream events stored in blocks",
+    // one row per emitter write, keyed by its last seq; first_seq NULL = an older one-event row (storage/events.ts)
+    sql: `ALTER TABLE run_events ADD COLUMN first_seq integer;`,
+  },
 ];
