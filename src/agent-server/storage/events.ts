@@ -42,27 +42,50 @@ export const isTokenEvent = (event: string) => event === "messages" || event.sta
 /** One block entry: [seq delta, common prefix length, common suffix length, middle, event name if it changed]. */
 type Entry = [number, number, number, string] | [number, number, number, string, string];
 
-/** Encode events (ascending seq) as a block's data text. */
-export function encodeBlock(events: StoredEvent[], firstSeq: number): string {
-  const entries: Entry[] = [];
-  const lastOf = new Map<string, string>();
-  let prevSeq = firstSeq - 1;
-  let prevEvent = "";
-  for (const e of events) {
-    const base = lastOf.get(e.event) ?? "";
+/** Builds a block's data text event by event (ascending seq), knowing its size as it goes. */
+export class BlockEncoder {
+  private readonly parts: string[] = [];
+  private readonly lastOf = new Map<string, string>();
+  private prevSeq: number;
+  private prevEvent = "";
+  /** Length of the text so far (close enough to its bytes for a budget). */
+  size = 2;
+
+  constructor(firstSeq: number) {
+    this.prevSeq = firstSeq - 1;
+  }
+
+  /** The entry `e` would add (nothing is added). */
+  entry(e: StoredEvent): string {
+    const base = this.lastOf.get(e.event) ?? "";
     const max = Math.min(base.length, e.data.length);
     let p = 0;
     while (p < max && base.charCodeAt(p) === e.data.charCodeAt(p)) p++;
     let s = 0;
     while (s < max - p && base.charCodeAt(base.length - 1 - s) === e.data.charCodeAt(e.data.length - 1 - s)) s++;
-    const entry: Entry = [e.seq - prevSeq, p, s, e.data.slice(p, e.data.length - s)];
-    if (e.event !== prevEvent) entry.push(e.event);
-    entries.push(entry);
-    lastOf.set(e.event, e.data);
-    prevSeq = e.seq;
-    prevEvent = e.event;
+    const entry: Entry = [e.seq - this.prevSeq, p, s, e.data.slice(p, e.data.length - s)];
+    if (e.event !== this.prevEvent) entry.push(e.event);
+    return JSON.stringify(entry);
   }
-  return JSON.stringify(entries);
+
+  add(e: StoredEvent, entry = this.entry(e)): void {
+    this.parts.push(entry);
+    this.size += entry.length + 1;
+    this.lastOf.set(e.event, e.data);
+    this.prevSeq = e.seq;
+    this.prevEvent = e.event;
+  }
+
+  text(): string {
+    return `[${this.parts.join(",")}]`;
+  }
+}
+
+/** Encode events (ascending seq) as a block's data text. */
+export function encodeBlock(events: StoredEvent[], firstSeq: number): string {
+  const encoder = new BlockEncoder(firstSeq);
+  for (const e of events) encoder.add(e);
+  return encoder.text();
 }
 
 export function decodeBlock(text: string, firstSeq: number): StoredEvent[] {
@@ -112,19 +135,26 @@ export class RunEventWriter {
   /** Store events (ascending seq, after everything written before) as one block. */
   async write(batch: StoredEvent[]): Promise<void> {
     if (batch.length === 0) return;
-    const kept: StoredEvent[] = [];
+    const encoder = new BlockEncoder(this.coverFrom);
     for (const e of batch) {
-      if (this.stored + e.data.length > this.store.budgetBytes && isTokenEvent(e.event)) {
-        if (this.truncated) continue;
-        this.truncated = true;
-        const data = JSON.stringify({ reason: "stream event storage budget of this run exhausted; later token events were not stored", first_dropped_seq: e.seq, budget_bytes: this.store.budgetBytes });
-        kept.push({ seq: e.seq, event: TRUNCATED_EVENT, data });
+      const token = isTokenEvent(e.event);
+      if (token && this.truncated) continue;
+      const entry = encoder.entry(e);
+      if (!token || this.stored + encoder.size + entry.length <= this.store.budgetBytes) {
+        encoder.add(e, entry);
         continue;
       }
-      kept.push(e);
+      // Over budget: this token is not stored, nor any after it; a marker takes its seq.
+      this.truncated = true;
+      const data = JSON.stringify({
+        reason: "this run's stream event storage budget is exhausted: later token events were not stored",
+        first_dropped_seq: e.seq,
+        budget_bytes: this.store.budgetBytes,
+      });
+      encoder.add({ seq: e.seq, event: TRUNCATED_EVENT, data });
     }
     const last = batch[batch.length - 1]!.seq;
-    const data = encodeBlock(kept, this.coverFrom);
+    const data = encoder.text();
     await this.store.insertBlock(this.runId, this.coverFrom, last, data);
     this.stored += data.length;
     this.coverFrom = last + 1;
