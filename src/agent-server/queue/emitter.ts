@@ -2,10 +2,10 @@
  * Writes a run's stream events: live readers first, the durable log behind.
  *
  * `emit` numbers the event and queues it twice:
- * - for the bus: everything emitted in one turn of the event loop goes out as ONE `events`
- *   message (Redis/Postgres see one publish per turn, not one per token), with each event's
- *   payload when it fits, on the next turn — so a live reader gets a token without waiting for
- *   any database write;
+ * - for the bus: the first event after a quiet spell goes out at once, the events of a burst
+ *   together as ONE `events` message per SEND_EVERY_MS (Redis/Postgres see a publish per batch,
+ *   not one per token), with each event's payload when it fits — so a live reader gets a token
+ *   without waiting for any database write;
  * - for storage: one writer at a time stores everything queued so far as one block row
  *   (storage/events.ts), lingering `lingerMs` first so a slow trickle of tokens still makes few
  *   rows; after each write a `stored` message says how far the log now reaches. A reader that
@@ -22,6 +22,10 @@ import type { EventStore, RunEventWriter, StoredEvent } from "../storage/events.
 
 /** A retried run numbers its events from this far past the last stored one (see storage/events.ts). */
 export const RETRY_SEQ_GAP = 10_000_000;
+/** Events go out on the bus at most this long after the previous message (ms)... */
+const SEND_EVERY_MS = 2;
+/** ...or once this much is waiting. */
+const SEND_BYTES = 64 * 1024;
 /** A block is written early once this much is queued. */
 const MAX_BLOCK_BYTES = 256 * 1024;
 
@@ -41,6 +45,8 @@ export class RunEmitter {
   private readonly lingerMs: number;
   /** Emitted, not yet sent on the bus. */
   private outbox: StoredEvent[] = [];
+  private outboxBytes = 0;
+  private lastSentAt = 0;
   private sending?: NodeJS.Immediate;
   /** Bus publishes, chained so they leave in order. */
   private published: Promise<void> = Promise.resolve();
@@ -74,7 +80,12 @@ export class RunEmitter {
     // Serialise now: the graph may mutate the object after this call returns.
     const e: StoredEvent = { seq: this.seq++, event, data: toWireJson(data) };
     this.outbox.push(e);
-    this.sending ??= setImmediate(() => this.send());
+    this.outboxBytes += e.data.length;
+    // The first event after a quiet spell goes out at once; a burst is batched per SEND_EVERY_MS.
+    // Checked here, not only on a timer: a graph whose events come from promise chains alone (no
+    // I/O between tokens) would hold every timer and setImmediate back until the burst ends.
+    if (performance.now() - this.lastSentAt >= SEND_EVERY_MS || this.outboxBytes >= SEND_BYTES) this.send();
+    else this.sending ??= setImmediate(() => this.send());
     this.queue.push(e);
     this.queuedBytes += e.data.length;
     this.schedulePersist();
@@ -91,6 +102,9 @@ export class RunEmitter {
     this.sending = undefined;
     const events = this.outbox;
     this.outbox = [];
+    this.outboxBytes = 0;
+    if (events.length === 0) return;
+    this.lastSentAt = performance.now();
     const limit = this.bus.maxMessageBytes - 64;
     let part: EventsMessage["events"] = [];
     let size = 0;

@@ -40,8 +40,12 @@ export function sseHeaders(res: Response, extra: Record<string, string> = {}): v
   res.flushHeaders();
 }
 
+export function sseText(event: string, data: string, id?: number | string): string {
+  return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
+}
+
 export function writeSse(res: Response, event: string, data: string, id?: number | string): void {
-  res.write(`event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`);
+  res.write(sseText(event, data, id));
 }
 
 /** Whether an event belongs to the requested modes (metadata, error and the budget's marker always do). */
@@ -71,13 +75,14 @@ export interface RunEvent {
  * but not stored when the tail was read, payloads too large for the bus, lost messages — is read
  * from the log, waiting for its `stored` message if the log is not there yet. Seqs a stored block
  * covers without an event (dropped by the budget, or never stored by a crashed attempt) are
- * skipped. Each event is yielded once, in seq order.
+ * skipped. Each event is yielded once, in seq order, in batches: what arrived together (one bus
+ * message, one read of the log) leaves together, so an SSE response writes it at once.
  */
-export async function* runEvents(
+export async function* runEventBatches(
   ctx: AgentServerContext,
   runId: string,
   opts: { after?: number; signal?: AbortSignal } = {},
-): AsyncGenerator<RunEvent, void> {
+): AsyncGenerator<RunEvent[], void> {
   const { bus, channels, events, runs, settings } = ctx;
   type LiveEvent = { seq: number; event: string; data?: string };
   let live: LiveEvent[] = [];
@@ -122,16 +127,18 @@ export async function* runEvents(
 
   let last = opts.after ?? (await events.lastSeq(runId));
   /** Read the log after `last`, up to `target` (undefined: all of it), waiting for it to be stored. */
-  async function* fill(target?: number): AsyncGenerator<RunEvent> {
+  async function* fill(target?: number): AsyncGenerator<RunEvent[]> {
     for (;;) {
       const ended = finished !== undefined;
       const { events: found, through } = await events.read(runId, last, target);
+      const out: RunEvent[] = [];
       for (const e of found) {
         if (e.seq <= last) continue;
         last = e.seq;
-        yield e;
+        out.push(e);
       }
       if (through > last) last = through;
+      if (out.length) yield out;
       // Once the run has ended, its log is complete: what is not there now never will be.
       if (target === undefined || last >= target || ended || opts.signal?.aborted) return;
       // Announced live before it was stored: wait for its `stored` message (or re-read after a
@@ -151,20 +158,31 @@ export async function* runEvents(
       while (live.length) {
         const batch = live;
         live = [];
+        let out: RunEvent[] = [];
         for (const e of batch) {
           if (e.seq <= last) continue;
           if (e.seq === last + 1 && e.data !== undefined) {
             last = e.seq;
-            yield { seq: e.seq, event: e.event, data: e.data };
-          } else {
-            yield* fill(e.seq);
+            out.push({ seq: e.seq, event: e.event, data: e.data });
+            continue;
           }
+          if (out.length) yield out;
+          out = [];
+          yield* fill(e.seq);
           if (opts.signal?.aborted) return;
         }
+        if (out.length) yield out;
+        if (opts.signal?.aborted) return;
       }
       if (finished) {
         yield* fill(finished.last_seq === Number.MAX_SAFE_INTEGER ? undefined : finished.last_seq);
         return;
+      }
+      // Events announced before this reader subscribed, and stored after it read the log: no live
+      // event may follow them for a while (the graph is busy), so the `stored` message says so.
+      if (storedThrough > last) {
+        yield* fill(storedThrough);
+        continue;
       }
       await pause(60_000);
     }
@@ -173,6 +191,15 @@ export async function* runEvents(
     opts.signal?.removeEventListener("abort", onAbort);
     await unsubscribe();
   }
+}
+
+/** Every event of a run, one at a time (see runEventBatches). */
+export async function* runEvents(
+  ctx: AgentServerContext,
+  runId: string,
+  opts: { after?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<RunEvent, void> {
+  for await (const batch of runEventBatches(ctx, runId, opts)) yield* batch;
 }
 
 /** Keep an SSE response alive with comment lines until `signal` aborts; returns the stopper. */
@@ -191,20 +218,11 @@ export async function streamRun(ctx: AgentServerContext, res: Response, opts: St
   }, ctx.settings.heartbeatSeconds * 1000);
   try {
     sseHeaders(res, opts.headers);
-    // Events that come together (a turn's worth of tokens) leave in one socket write.
-    let corked = false;
-    const uncork = () => {
-      corked = false;
-      res.uncork();
-    };
-    for await (const e of runEvents(ctx, opts.runId, { after: opts.lastEventId, signal: gone.signal })) {
-      if (!eventMatchesModes(e.event, opts.modes)) continue;
-      if (!corked) {
-        corked = true;
-        res.cork();
-        setImmediate(uncork);
-      }
-      writeSse(res, e.event, e.data, e.seq);
+    // Events that come together (one bus message's worth of tokens) leave in one socket write.
+    for await (const batch of runEventBatches(ctx, opts.runId, { after: opts.lastEventId, signal: gone.signal })) {
+      let text = "";
+      for (const e of batch) if (eventMatchesModes(e.event, opts.modes)) text += sseText(e.event, e.data, e.seq);
+      if (text) res.write(text);
     }
     if (gone.signal.aborted) opts.onDisconnect?.();
   } finally {
