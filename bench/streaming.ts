@@ -110,11 +110,14 @@ async function many(n: number, concurrency: number, task: (i: number) => Promise
 async function storedFigures(db: BenchDb) {
   const database = await openDatabase({ uri: db.uri, dataDir: db.dataDir });
   try {
-    const { rows } = await database.pool.query<{ runs: string; rows: string; bytes: string }>(
-      `SELECT (SELECT count(*) FROM runs)::text AS runs, count(*)::text AS rows, coalesce(sum(pg_column_size(e.*)), 0)::text AS bytes FROM run_events e`,
+    // pg_column_size: the row as stored (after TOAST compression); length(data): the text itself
+    const { rows } = await database.pool.query<{ runs: string; rows: string; bytes: string; text: string }>(
+      `SELECT (SELECT count(*) FROM runs)::text AS runs, count(*)::text AS rows, coalesce(sum(pg_column_size(e.*)), 0)::text AS bytes,
+              coalesce(sum(octet_length(e.data)), 0)::text AS text FROM run_events e`,
     );
     const r = rows[0]!;
-    return { rowsPerRun: Number(r.rows) / Number(r.runs), bytesPerToken: Number(r.bytes) / (Number(r.runs) * TOKENS) };
+    const tokens = Number(r.runs) * TOKENS;
+    return { rowsPerRun: Number(r.rows) / Number(r.runs), bytesPerToken: Number(r.bytes) / tokens, textPerToken: Number(r.text) / tokens };
   } finally {
     await database.close();
   }
@@ -161,7 +164,8 @@ for (const backend of BACKENDS) {
       ["first token p50, c=20 (ms)", f(fl.c20.firstToken.p50, 1), f(sv.c20.firstToken.p50, 1), ratio(sv.c20.firstToken.p50, fl.c20.firstToken.p50)],
       ["tokens/s all streams, c=20", f(fl.c20.aggregate, 0), f(sv.c20.aggregate, 0), ratio(sv.c20.aggregate, fl.c20.aggregate)],
       ["durable event rows per run", "", f(sv.stored.rowsPerRun, 1), ""],
-      ["bytes stored per token", "", f(sv.stored.bytesPerToken, 1), ""],
+      ["bytes stored per token", "", f(sv.stored.bytesPerToken, 1), "pg_column_size of the rows (after compression)"],
+      ["event text bytes per token", "", f(sv.stored.textPerToken, 1), "octet_length(data), before compression"],
     ],
   );
   console.log(`load after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
