@@ -188,6 +188,26 @@ describe("stream blocks", () => {
 
 const postgresOnly = servicesUp() ? describe : describe.skip;
 
+postgresOnly("stream log over LISTEN/NOTIFY (Postgres without Redis)", () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("events too large for a notification (7 kB) reach a live reader from the log, in their place", async () => {
+    server = await startTestServer("postgres", { redisUri: undefined });
+    expect(server.handle.ctx.bus.kind).toBe("postgres");
+    const N = 2000; // the final values event carries every token: ~12 kB
+    const { threadId, runId } = await createTokenRun(server.url, N, 0);
+    const live = await readStream(streamUrl(server.url, threadId, runId), "-1");
+    const finalValues = live.filter((e) => e.event === "values").at(-1)!;
+    expect(JSON.stringify(finalValues.data).length).toBeGreaterThan(7000);
+    expect(tokenTexts(live)).toEqual(expectedTokens(N));
+    expect(live).toEqual(await readStream(streamUrl(server.url, threadId, runId), "-1"));
+  }, 120_000);
+});
+
 postgresOnly("stream log across processes (Postgres + Redis)", () => {
   let db: TestDatabase | undefined;
   const children: ChildServer[] = [];

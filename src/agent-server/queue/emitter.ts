@@ -16,7 +16,7 @@
  * ended, so `done` always follows every event and the log is complete when it does).
  */
 import type { Bus } from "../../shared/bus/index.js";
-import type { Channels, DoneMessage, EventsMessage, StoredMessage } from "../runs/channels.js";
+import type { Channels, DoneMessage, StoredMessage } from "../runs/channels.js";
 import { toWireJson } from "../serde.js";
 import type { EventStore, RunEventWriter, StoredEvent } from "../storage/events.js";
 
@@ -105,23 +105,29 @@ export class RunEmitter {
     this.outboxBytes = 0;
     if (events.length === 0) return;
     this.lastSentAt = performance.now();
+    // Items are serialised once and joined as text, so sizes are exact (in bytes, as carriers count).
     const limit = this.bus.maxMessageBytes - 64;
-    let part: EventsMessage["events"] = [];
+    const head = '{"type":"events","events":[';
+    let part: string[] = [];
     let size = 0;
+    const flushPart = () => {
+      if (part.length) this.publish(`${head}${part.join(",")}]}`);
+      part = [];
+      size = 0;
+    };
     for (const e of events) {
-      const item: EventsMessage["events"][number] = { seq: e.seq, event: e.event };
-      // Payloads too large for the carrier are left out: readers fetch them from the log.
-      if (e.data.length * 1.2 + e.event.length + 40 < limit) item.data = e.data;
-      const itemSize = (item.data?.length ?? 0) * 1.2 + e.event.length + 40;
-      if (part.length && size + itemSize > limit) {
-        this.publish(JSON.stringify({ type: "events", events: part } satisfies EventsMessage));
-        part = [];
-        size = 0;
+      let item = JSON.stringify({ seq: e.seq, event: e.event, data: e.data });
+      let bytes = Buffer.byteLength(item);
+      if (bytes > limit) {
+        // Payloads too large for the carrier are left out: readers fetch them from the log.
+        item = JSON.stringify({ seq: e.seq, event: e.event });
+        bytes = Buffer.byteLength(item);
       }
+      if (size + bytes + 1 > limit) flushPart();
       part.push(item);
-      size += itemSize;
+      size += bytes + 1;
     }
-    if (part.length) this.publish(JSON.stringify({ type: "events", events: part } satisfies EventsMessage));
+    flushPart();
   }
 
   private schedulePersist(): void {
