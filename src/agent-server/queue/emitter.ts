@@ -17,6 +17,7 @@
  */
 import type { Bus } from "../../shared/bus/index.js";
 import type { Channels, DoneMessage, StoredMessage } from "../runs/channels.js";
+import { registerUnstored } from "../runs/unstored.js";
 import { toWireJson } from "../serde.js";
 import type { EventStore, RunEventWriter, StoredEvent } from "../storage/events.js";
 
@@ -55,6 +56,9 @@ export class RunEmitter {
   private queuedBytes = 0;
   private linger?: NodeJS.Timeout;
   private writing?: Promise<void>;
+  /** The batch being stored. */
+  private inFlight: StoredEvent[] = [];
+  private readonly unregister: () => void;
   private failure: unknown;
 
   constructor(
@@ -69,6 +73,7 @@ export class RunEmitter {
     this.seq = this.startSeq = options.retried ? firstSeq + RETRY_SEQ_GAP : firstSeq;
     this.writer = events.writer(runId, firstSeq);
     this.lingerMs = options.lingerMs ?? 20;
+    this.unregister = registerUnstored(runId, () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue));
   }
 
   /** The last event's seq (an attempt that emitted nothing: the last stored one). */
@@ -153,12 +158,15 @@ export class RunEmitter {
       const batch = this.queue;
       this.queue = [];
       this.queuedBytes = 0;
+      this.inFlight = batch;
       try {
         await this.writer.write(batch);
       } catch (err) {
         // Nothing more is stored (flush reports the failure); live readers still get events.
         this.failure = err;
         break;
+      } finally {
+        this.inFlight = [];
       }
       this.publish(JSON.stringify({ type: "stored", through: batch[batch.length - 1]!.seq } satisfies StoredMessage));
     }
@@ -184,6 +192,7 @@ export class RunEmitter {
       text = JSON.stringify(full);
     }
     this.publish(text);
+    this.unregister();
     await this.published;
   }
 }

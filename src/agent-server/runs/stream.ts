@@ -17,6 +17,7 @@ import type { AgentServerContext } from "../context.js";
 import type { DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal } from "./rules.js";
 import { TRUNCATED_EVENT } from "../storage/events.js";
+import { unstoredAfter } from "./unstored.js";
 
 export interface StreamOptions {
   runId: string;
@@ -129,6 +130,16 @@ export async function* runEventBatches(
   /** Read the log after `last`, up to `target` (undefined: all of it), waiting for it to be stored. */
   async function* fill(target?: number): AsyncGenerator<RunEvent[]> {
     for (;;) {
+      // Announced but not stored yet, by a run executing in this process: take it from memory
+      // (no database round trip, which a burst of tokens would hold back).
+      if (target !== undefined) {
+        const local = unstoredAfter(runId, last, target);
+        if (local.length) {
+          last = local[local.length - 1]!.seq;
+          yield local;
+          if (last >= target) return;
+        }
+      }
       const ended = finished !== undefined;
       const { events: found, through } = await events.read(runId, last, target);
       const out: RunEvent[] = [];
@@ -148,12 +159,18 @@ export async function* runEventBatches(
     }
   }
   try {
+    // Whether the run has ended already is looked up without waiting for the answer: while the
+    // run executes in this process, a burst of tokens holds back every database reply, and live
+    // events must not queue behind it. An ended run's reader then reads the log to its end.
+    void runs.find(runId).then(
+      (run) => {
+        if (run && !isTerminal(run.status)) return;
+        finished ??= { type: "done", status: run?.status ?? "rollback", last_seq: Number.MAX_SAFE_INTEGER };
+        wake?.();
+      },
+      () => undefined, // the poll looks again
+    );
     if (opts.after !== undefined) yield* fill();
-    const run = await runs.find(runId);
-    if (!run || isTerminal(run.status)) {
-      yield* fill();
-      return;
-    }
     while (!opts.signal?.aborted) {
       while (live.length) {
         const batch = live;
