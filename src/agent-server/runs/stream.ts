@@ -239,7 +239,11 @@ export async function streamRun(ctx: AgentServerContext, res: Response, opts: St
     for await (const batch of runEventBatches(ctx, opts.runId, { after: opts.lastEventId, signal: gone.signal })) {
       let text = "";
       for (const e of batch) if (eventMatchesModes(e.event, opts.modes)) text += sseText(e.event, e.data, e.seq);
-      if (text) res.write(text);
+      if (!text) continue;
+      res.write(text);
+      // Node's http corks the socket on a write until process.nextTick, and a graph emitting a
+      // burst of tokens from promise chains holds nextTick back until the burst ends: send now.
+      while (res.socket && res.socket.writableCorked > 0) res.socket.uncork();
     }
     if (gone.signal.aborted) opts.onDisconnect?.();
   } finally {
