@@ -62,6 +62,8 @@ export interface StartOptions {
 }
 
 const VACUUM_EVERY_MS = 5 * 60 * 1000;
+/** The stream event sweep runs every half TTL (at most every VACUUM_EVERY_MS, at least every second), so events never outlive 1.5 × TTL. */
+const sweepEveryMs = (ttlSeconds: number) => Math.min(VACUUM_EVERY_MS, Math.max(1000, (ttlSeconds * 1000) / 2));
 
 export async function startAgentServer(settings: AgentServerSettings, logger: Logger, options: StartOptions = {}): Promise<AgentServerHandle> {
   const config = await loadLanggraphConfig(settings.configPath);
@@ -152,7 +154,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       assistants,
       threads,
       runs: runStore,
-      events: new EventStore(db.pool, !db.embedded),
+      events: new EventStore(db.pool, { usePrepared: !db.embedded, budgetBytes: settings.streamEventBudgetBytes }),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore, assistants),
       auth: options.authenticator ?? (await createAuthenticator(settings, config, logger, db)),
@@ -203,7 +205,8 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       await sch.start();
       scheduler = sch;
       cleanups.push(() => sch.stop());
-      const vacuum = setInterval(() => void runStore.vacuum(settings.streamEventTtlSeconds).catch(() => undefined), VACUUM_EVERY_MS);
+      const events = ctx.events;
+      const vacuum = setInterval(() => void events.sweep(settings.streamEventTtlSeconds).catch(() => undefined), sweepEveryMs(settings.streamEventTtlSeconds));
       vacuum.unref();
       cleanups.push(async () => clearInterval(vacuum));
       sweeper.start();

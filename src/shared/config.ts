@@ -47,6 +47,8 @@ export const agentServerSettingsSchema = z.object({
   defaultMultitaskStrategy: z.enum(MULTITASK_STRATEGIES),
   /** How long the events of a finished run stay available for late joiners. */
   streamEventTtlSeconds: z.coerce.number().positive("must be positive"),
+  /** Bytes of stored stream events per run after which token events are no longer stored (storage/events.ts). */
+  streamEventBudgetBytes: intFrom(1024),
   heartbeatSeconds: z.coerce.number().positive("must be positive"),
   corsAllowOrigins: z.string().optional(),
   /**
@@ -106,6 +108,7 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   maxBodyBytes: ["BERTH_MAX_BODY_BYTES"],
   defaultMultitaskStrategy: ["BERTH_DEFAULT_MULTITASK_STRATEGY"],
   streamEventTtlSeconds: ["RESUMABLE_STREAM_TTL_SECONDS"],
+  streamEventBudgetBytes: ["BERTH_STREAM_EVENT_BUDGET_BYTES"],
   heartbeatSeconds: ["BERTH_SSE_HEARTBEAT_SECONDS"],
   corsAllowOrigins: ["CORS_ALLOW_ORIGINS"],
   allowPrivateWebhooks: ["BERTH_ALLOW_PRIVATE_WEBHOOKS"],
@@ -144,6 +147,7 @@ export const AGENT_SERVER_DEFAULTS = {
   maxBodyBytes: 10 * 1024 * 1024,
   defaultMultitaskStrategy: "enqueue",
   streamEventTtlSeconds: 3600,
+  streamEventBudgetBytes: 16 * 1024 * 1024,
   heartbeatSeconds: 15,
   logLevel: "info",
   authRefreshSeconds: 30,

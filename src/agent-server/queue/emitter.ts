@@ -1,69 +1,185 @@
 /**
- * Writes a run's stream events: each event is stored durably first, then announced on the bus
- * (with its payload when it fits), so a reader can always fill gaps from the database.
+ * Writes a run's stream events: live readers first, the durable log behind.
  *
- * Writes are pipelined off the graph's critical path: `emit` queues the event and returns; one
- * writer at a time stores everything queued so far in a single statement, then announces those
- * events in order. `flush` waits until the queue is empty (the worker flushes before it marks the
- * run ended, so `done` always follows every event).
+ * `emit` numbers the event and queues it twice:
+ * - for the bus: the first event after a quiet spell goes out at once, the events of a burst
+ *   together as ONE `events` message per SEND_EVERY_MS (Redis/Postgres see a publish per batch,
+ *   not one per token), with each event's payload when it fits — so a live reader gets a token
+ *   without waiting for any database write;
+ * - for storage: one writer at a time stores everything queued so far as one block row
+ *   (storage/events.ts), lingering `lingerMs` first so a slow trickle of tokens still makes few
+ *   rows; after each write a `stored` message says how far the log now reaches. A reader that
+ *   needs an event it did not get live (it joined late, or the payload was too large for the bus)
+ *   waits for that message, then reads the log.
+ *
+ * `flush` sends and stores everything emitted so far (the worker flushes before it marks the run
+ * ended, so `done` always follows every event and the log is complete when it does).
  */
 import type { Bus } from "../../shared/bus/index.js";
-import type { Channels, DoneMessage, EventMessage } from "../runs/channels.js";
+import type { Channels, DoneMessage, StoredMessage } from "../runs/channels.js";
+import { registerUnstored } from "../runs/unstored.js";
 import { toWireJson } from "../serde.js";
-import type { EventStore, StoredEvent } from "../storage/events.js";
+import type { EventStore, RunEventWriter, StoredEvent } from "../storage/events.js";
+
+/** A retried run numbers its events from this far past the last stored one (see storage/events.ts). */
+export const RETRY_SEQ_GAP = 10_000_000;
+/** Events go out on the bus at most this long after the previous message (ms)... */
+const SEND_EVERY_MS = 2;
+/** ...or once this much is waiting. */
+const SEND_BYTES = 64 * 1024;
+/** A block is written early once this much is queued. */
+const MAX_BLOCK_BYTES = 256 * 1024;
+
+export interface RunEmitterOptions {
+  /** An earlier attempt of the run executed: it may have announced events it never stored. */
+  retried?: boolean;
+  /** How long queued events wait for more before they are stored (ms). */
+  lingerMs?: number;
+}
 
 export class RunEmitter {
   private seq: number;
+  /** The seq after the last stored one when this attempt began. */
+  private readonly firstSeq: number;
+  private readonly startSeq: number;
+  private readonly writer: RunEventWriter;
+  private readonly lingerMs: number;
+  /** Emitted, not yet sent on the bus. */
+  private outbox: StoredEvent[] = [];
+  private outboxBytes = 0;
+  private lastSentAt = 0;
+  private sending?: NodeJS.Immediate;
+  /** Bus publishes, chained so they leave in order. */
+  private published: Promise<void> = Promise.resolve();
+  /** Emitted, not yet stored. */
   private queue: StoredEvent[] = [];
+  private queuedBytes = 0;
+  private linger?: NodeJS.Timeout;
   private writing?: Promise<void>;
+  /** The batch being stored. */
+  private inFlight: StoredEvent[] = [];
+  private readonly unregister: () => void;
   private failure: unknown;
 
   constructor(
     private readonly runId: string,
-    private readonly events: EventStore,
+    events: EventStore,
     private readonly bus: Bus,
     private readonly channels: Channels,
     firstSeq: number,
+    options: RunEmitterOptions = {},
   ) {
-    this.seq = firstSeq;
+    this.firstSeq = firstSeq;
+    this.seq = this.startSeq = options.retried ? firstSeq + RETRY_SEQ_GAP : firstSeq;
+    this.writer = events.writer(runId, firstSeq);
+    this.lingerMs = options.lingerMs ?? 20;
+    this.unregister = registerUnstored(runId, () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue));
   }
 
+  /** The last event's seq (an attempt that emitted nothing: the last stored one). */
   get lastSeq(): number {
-    return this.seq - 1;
+    return this.seq === this.startSeq ? this.firstSeq - 1 : this.seq - 1;
   }
 
   emit = async (event: string, data: unknown): Promise<void> => {
     // Serialise now: the graph may mutate the object after this call returns.
-    this.queue.push({ seq: this.seq++, event, data: toWireJson(data) });
-    // After a failed write nothing more is stored (flush reports the failure). Starting a writer
-    // then would also be wrong: write() would finish synchronously, clearing `writing` before
-    // this assignment, leaving a settled promise in `writing` that flush() awaits forever in a
-    // microtask loop that starves the event loop (seen when the database restarted mid-run).
-    if (!this.writing && !this.failure) this.writing = this.write();
+    const e: StoredEvent = { seq: this.seq++, event, data: toWireJson(data) };
+    this.outbox.push(e);
+    this.outboxBytes += e.data.length;
+    // The first event after a quiet spell goes out at once; a burst is batched per SEND_EVERY_MS.
+    // Checked here, not only on a timer: a graph whose events come from promise chains alone (no
+    // I/O between tokens) would hold every timer and setImmediate back until the burst ends.
+    if (performance.now() - this.lastSentAt >= SEND_EVERY_MS || this.outboxBytes >= SEND_BYTES) this.send();
+    else this.sending ??= setImmediate(() => this.send());
+    this.queue.push(e);
+    this.queuedBytes += e.data.length;
+    this.schedulePersist();
   };
+
+  private publish(message: string): void {
+    const channel = this.channels.run(this.runId);
+    this.published = this.published.then(() => this.bus.publish(channel, message).catch(() => undefined));
+  }
+
+  /** One `events` message per turn (split only where the carrier's message size demands it). */
+  private send(): void {
+    if (this.sending) clearImmediate(this.sending);
+    this.sending = undefined;
+    const events = this.outbox;
+    this.outbox = [];
+    this.outboxBytes = 0;
+    if (events.length === 0) return;
+    this.lastSentAt = performance.now();
+    // Items are serialised once and joined as text, so sizes are exact (in bytes, as carriers count).
+    const limit = this.bus.maxMessageBytes - 64;
+    const head = '{"type":"events","events":[';
+    let part: string[] = [];
+    let size = 0;
+    const flushPart = () => {
+      if (part.length) this.publish(`${head}${part.join(",")}]}`);
+      part = [];
+      size = 0;
+    };
+    for (const e of events) {
+      let item = JSON.stringify({ seq: e.seq, event: e.event, data: e.data });
+      let bytes = Buffer.byteLength(item);
+      if (bytes > limit) {
+        // Payloads too large for the carrier are left out: readers fetch them from the log.
+        item = JSON.stringify({ seq: e.seq, event: e.event });
+        bytes = Buffer.byteLength(item);
+      }
+      if (size + bytes + 1 > limit) flushPart();
+      part.push(item);
+      size += bytes + 1;
+    }
+    flushPart();
+  }
+
+  private schedulePersist(): void {
+    if (this.writing || this.failure || this.queue.length === 0) return;
+    if (this.queuedBytes >= MAX_BLOCK_BYTES) return this.startWrite();
+    this.linger ??= setTimeout(() => this.startWrite(), this.lingerMs);
+  }
+
+  private startWrite(): void {
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+    if (this.writing || this.failure || this.queue.length === 0) return;
+    // `finally` runs on a later tick, after `writing` is assigned: a write that ends at once must
+    // not leave a settled promise behind for flush() to await forever.
+    this.writing = this.write().finally(() => {
+      this.writing = undefined;
+      this.schedulePersist();
+    });
+  }
 
   private async write(): Promise<void> {
     while (this.queue.length && !this.failure) {
       const batch = this.queue;
       this.queue = [];
+      this.queuedBytes = 0;
+      this.inFlight = batch;
       try {
-        await this.events.appendMany(this.runId, batch);
+        await this.writer.write(batch);
       } catch (err) {
+        // Nothing more is stored (flush reports the failure); live readers still get events.
         this.failure = err;
         break;
+      } finally {
+        this.inFlight = [];
       }
-      for (const e of batch) {
-        const msg: EventMessage = { type: "event", seq: e.seq, event: e.event };
-        if (e.data.length < this.bus.maxMessageBytes - 200) msg.data = e.data;
-        await this.bus.publish(this.channels.run(this.runId), JSON.stringify(msg)).catch(() => undefined);
-      }
+      this.publish(JSON.stringify({ type: "stored", through: batch[batch.length - 1]!.seq } satisfies StoredMessage));
     }
-    this.writing = undefined;
   }
 
-  /** Wait until every event emitted so far is stored and announced. */
+  /** Send and store every event emitted so far. */
   async flush(): Promise<void> {
-    while (this.writing) await this.writing;
+    this.send();
+    while (!this.failure && (this.writing || this.queue.length)) {
+      this.startWrite();
+      await this.writing;
+    }
+    await this.published;
     if (this.failure) throw this.failure;
   }
 
@@ -75,6 +191,8 @@ export class RunEmitter {
       delete full.output;
       text = JSON.stringify(full);
     }
-    await this.bus.publish(this.channels.run(this.runId), text).catch(() => undefined);
+    this.publish(text);
+    this.unregister();
+    await this.published;
   }
 }

@@ -155,7 +155,8 @@ export class QueueWorker {
     const { logger, settings } = ctx;
     const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     log.debug("run claimed");
-    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, run.last_event_seq + 1);
+    // attempt > 0: an earlier attempt executed and may have announced events it never stored.
+    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, run.last_event_seq + 1, { retried: run.attempt > 0 });
     const timeout = setTimeout(() => controller.abort("timeout"), settings.runTimeoutSeconds * 1000);
     timeout.unref();
     // A cancel may have been requested between creation and claim.

@@ -1,6 +1,8 @@
 /**
- * Bus channel names and message shapes. Everything announced here is already committed to the
- * database, so a lost message only delays a reader until its next poll.
+ * Bus channel names and message shapes. Run events are announced BEFORE they are stored (live
+ * readers must not wait for the database); a `stored` message follows once they are. Everything
+ * else is committed before it is announced, so a lost message only delays a reader until its next
+ * poll.
  */
 export interface Channels {
   /** "A run may be claimable": workers try to claim. */
@@ -27,6 +29,18 @@ export interface EventMessage {
   data?: string;
 }
 
+/** The events a run emitted in one turn of the event loop, in seq order (not yet stored). */
+export interface EventsMessage {
+  type: "events";
+  events: { seq: number; event: string; data?: string }[];
+}
+
+/** The run's durable event log now covers every seq up to `through`. */
+export interface StoredMessage {
+  type: "stored";
+  through: number;
+}
+
 /** The run ended (or vanished, for rollback). `last_seq` is its last event. */
 export interface DoneMessage {
   type: "done";
@@ -37,7 +51,7 @@ export interface DoneMessage {
   error?: { error: string; message: string };
 }
 
-export type RunMessage = EventMessage | DoneMessage;
+export type RunMessage = EventMessage | EventsMessage | StoredMessage | DoneMessage;
 
 export interface CancelMessage {
   run_id: string;

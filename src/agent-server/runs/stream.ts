@@ -5,7 +5,8 @@
  * 1. subscribe to the run's channel (buffering), so nothing published from now on is missed;
  * 2. replay stored events after `Last-Event-ID` (`-1` = from the start), or for a fresh
  *    stream that created the run, everything;
- * 3. forward live events in order, filling any gap from the database;
+ * 3. forward live events in order (they arrive before they are stored), filling any gap from
+ *    the database once it has them;
  * 4. close as soon as the run's done message has been handled (or a poll finds the run ended).
  *
  * Comment lines (`: heartbeat`) keep idle connections open through proxies and let the SDK's
@@ -15,6 +16,8 @@ import type { Response } from "express";
 import type { AgentServerContext } from "../context.js";
 import type { DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal } from "./rules.js";
+import { TRUNCATED_EVENT } from "../storage/events.js";
+import { unstoredAfter } from "./unstored.js";
 
 export interface StreamOptions {
   runId: string;
@@ -38,15 +41,19 @@ export function sseHeaders(res: Response, extra: Record<string, string> = {}): v
   res.flushHeaders();
 }
 
-export function writeSse(res: Response, event: string, data: string, id?: number | string): void {
-  res.write(`event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`);
+export function sseText(event: string, data: string, id?: number | string): string {
+  return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
 }
 
-/** Whether an event belongs to the requested modes (metadata and error always do). */
+export function writeSse(res: Response, event: string, data: string, id?: number | string): void {
+  res.write(sseText(event, data, id));
+}
+
+/** Whether an event belongs to the requested modes (metadata, error and the budget's marker always do). */
 export function eventMatchesModes(event: string, modes: string[] | undefined): boolean {
   if (!modes || modes.length === 0) return true;
   const base = event.split("|")[0]!;
-  if (base === "metadata" || base === "error") return true;
+  if (base === "metadata" || base === "error" || base === TRUNCATED_EVENT) return true;
   if (base.startsWith("messages/")) return modes.includes("messages");
   if (base === "messages") return modes.includes("messages-tuple");
   return modes.includes(base);
@@ -62,23 +69,38 @@ export interface RunEvent {
 /**
  * Every event of a run, in order and without gaps, until the run ends (or `signal` aborts):
  * `after` is the last event id the reader has (-1: from the start; undefined: only new events).
- * Reads the durable log and live bus messages together (see the header comment).
+ *
+ * Events reach the bus before the durable log (queue/emitter.ts), so the two are joined by seq:
+ * subscribe first (buffering), then read the stored tail; a live event is passed on when it is
+ * the next seq and carries its payload; anything else — seqs announced before the subscription
+ * but not stored when the tail was read, payloads too large for the bus, lost messages — is read
+ * from the log, waiting for its `stored` message if the log is not there yet. Seqs a stored block
+ * covers without an event (dropped by the budget, or never stored by a crashed attempt) are
+ * skipped. Each event is yielded once, in seq order, in batches: what arrived together (one bus
+ * message, one read of the log) leaves together, so an SSE response writes it at once.
  */
-export async function* runEvents(
+export async function* runEventBatches(
   ctx: AgentServerContext,
   runId: string,
   opts: { after?: number; signal?: AbortSignal } = {},
-): AsyncGenerator<RunEvent, void> {
+): AsyncGenerator<RunEvent[], void> {
   const { bus, channels, events, runs, settings } = ctx;
-  const buffer: RunMessage[] = [];
+  type LiveEvent = { seq: number; event: string; data?: string };
+  let live: LiveEvent[] = [];
+  /** How far the log reaches, as last announced. */
+  let storedThrough = -1;
+  let finished: DoneMessage | undefined;
   let wake: (() => void) | undefined;
   const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
-    buffer.push(JSON.parse(raw) as RunMessage);
+    const msg = JSON.parse(raw) as RunMessage;
+    if (msg.type === "events") for (const e of msg.events) live.push(e);
+    else if (msg.type === "event") live.push(msg);
+    else if (msg.type === "stored") storedThrough = Math.max(storedThrough, msg.through);
+    else if (msg.type === "done") finished = msg;
     wake?.();
   });
   const onAbort = () => wake?.();
   opts.signal?.addEventListener("abort", onAbort);
-  let finished: DoneMessage | undefined;
   const poll = setInterval(async () => {
     let run;
     try {
@@ -91,52 +113,110 @@ export async function* runEvents(
       wake?.();
     }
   }, Math.min(2000, settings.heartbeatSeconds * 1000));
+  /** Wait for a bus message, the poll or the abort, at most `ms`. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+      if (opts.signal?.aborted) done();
+    });
 
   let last = opts.after ?? (await events.lastSeq(runId));
-  async function* fill(upTo?: number): AsyncGenerator<RunEvent> {
-    for (const e of await events.after(runId, last, upTo)) {
-      if (e.seq <= last) continue;
-      last = e.seq;
-      yield e;
+  /** Read the log after `last`, up to `target` (undefined: all of it), waiting for it to be stored. */
+  async function* fill(target?: number): AsyncGenerator<RunEvent[]> {
+    for (;;) {
+      // Announced but not stored yet, by a run executing in this process: take it from memory
+      // (no database round trip, which a burst of tokens would hold back).
+      if (target !== undefined) {
+        const local = unstoredAfter(runId, last, target);
+        if (local.length) {
+          last = local[local.length - 1]!.seq;
+          yield local;
+          if (last >= target) return;
+        }
+      }
+      const ended = finished !== undefined;
+      const { events: found, through } = await events.read(runId, last, target);
+      const out: RunEvent[] = [];
+      for (const e of found) {
+        if (e.seq <= last) continue;
+        last = e.seq;
+        out.push(e);
+      }
+      if (through > last) last = through;
+      if (out.length) yield out;
+      // Once the run has ended, its log is complete: what is not there now never will be.
+      if (target === undefined || last >= target || ended || opts.signal?.aborted) return;
+      // Announced live before it was stored: wait for its `stored` message (or re-read after a
+      // while, in case that message was lost).
+      const deadline = Date.now() + 500;
+      while (storedThrough < target && !finished && !opts.signal?.aborted && Date.now() < deadline) await pause(deadline - Date.now());
     }
   }
   try {
+    // Whether the run has ended already is looked up without waiting for the answer: while the
+    // run executes in this process, a burst of tokens holds back every database reply, and live
+    // events must not queue behind it. An ended run's reader then reads the log to its end.
+    void runs.find(runId).then(
+      (run) => {
+        if (run && !isTerminal(run.status)) return;
+        finished ??= { type: "done", status: run?.status ?? "rollback", last_seq: Number.MAX_SAFE_INTEGER };
+        wake?.();
+      },
+      () => undefined, // the poll looks again
+    );
     if (opts.after !== undefined) yield* fill();
-    const run = await runs.find(runId);
-    if (!run || isTerminal(run.status)) {
-      yield* fill();
-      return;
-    }
     while (!opts.signal?.aborted) {
-      while (buffer.length) {
-        const msg = buffer.shift()!;
-        if (msg.type === "done") {
-          finished = msg;
-          break;
+      while (live.length) {
+        const batch = live;
+        live = [];
+        let out: RunEvent[] = [];
+        for (const e of batch) {
+          if (e.seq <= last) continue;
+          if (e.seq === last + 1 && e.data !== undefined) {
+            last = e.seq;
+            out.push({ seq: e.seq, event: e.event, data: e.data });
+            continue;
+          }
+          if (out.length) yield out;
+          out = [];
+          yield* fill(e.seq);
+          if (opts.signal?.aborted) return;
         }
-        if (msg.seq <= last) continue;
-        if (msg.seq === last + 1 && msg.data !== undefined) {
-          last = msg.seq;
-          yield { seq: msg.seq, event: msg.event, data: msg.data };
-        } else {
-          yield* fill(msg.seq);
-        }
+        if (out.length) yield out;
+        if (opts.signal?.aborted) return;
       }
       if (finished) {
         yield* fill(finished.last_seq === Number.MAX_SAFE_INTEGER ? undefined : finished.last_seq);
         return;
       }
-      await new Promise<void>((r) => {
-        wake = r;
-        if (buffer.length || opts.signal?.aborted || finished) r();
-      });
-      wake = undefined;
+      // Events announced before this reader subscribed, and stored after it read the log: no live
+      // event may follow them for a while (the graph is busy), so the `stored` message says so.
+      if (storedThrough > last) {
+        yield* fill(storedThrough);
+        continue;
+      }
+      await pause(60_000);
     }
   } finally {
     clearInterval(poll);
     opts.signal?.removeEventListener("abort", onAbort);
     await unsubscribe();
   }
+}
+
+/** Every event of a run, one at a time (see runEventBatches). */
+export async function* runEvents(
+  ctx: AgentServerContext,
+  runId: string,
+  opts: { after?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<RunEvent, void> {
+  for await (const batch of runEventBatches(ctx, runId, opts)) yield* batch;
 }
 
 /** Keep an SSE response alive with comment lines until `signal` aborts; returns the stopper. */
@@ -155,8 +235,15 @@ export async function streamRun(ctx: AgentServerContext, res: Response, opts: St
   }, ctx.settings.heartbeatSeconds * 1000);
   try {
     sseHeaders(res, opts.headers);
-    for await (const e of runEvents(ctx, opts.runId, { after: opts.lastEventId, signal: gone.signal })) {
-      if (eventMatchesModes(e.event, opts.modes)) writeSse(res, e.event, e.data, e.seq);
+    // Events that come together (one bus message's worth of tokens) leave in one socket write.
+    for await (const batch of runEventBatches(ctx, opts.runId, { after: opts.lastEventId, signal: gone.signal })) {
+      let text = "";
+      for (const e of batch) if (eventMatchesModes(e.event, opts.modes)) text += sseText(e.event, e.data, e.seq);
+      if (!text) continue;
+      res.write(text);
+      // Node's http corks the socket on a write until process.nextTick, and a graph emitting a
+      // burst of tokens from promise chains holds nextTick back until the burst ends: send now.
+      while (res.socket && res.socket.writableCorked > 0) res.socket.uncork();
     }
     if (gone.signal.aborted) opts.onDisconnect?.();
   } finally {

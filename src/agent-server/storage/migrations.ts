@@ -185,4 +185,9 @@ DROP TRIGGER IF EXISTS update_store_updated_at ON store;
 CREATE TRIGGER update_store_updated_at BEFORE UPDATE OF value ON store FOR EACH ROW EXECUTE FUNCTION update_updated_at_column();
 `,
   },
+  {
+    name: "Stream events stored in blocks",
+    // one row per emitter write, keyed by its last seq; first_seq NULL = an older one-event row (storage/events.ts)
+    sql: `ALTER TABLE run_events ADD COLUMN first_seq integer;`,
+  },
 ];

@@ -1,0 +1,234 @@
+/**
+ * The durable stream log behind live delivery: events reach live readers before they are stored,
+ * yet a reader that joins mid-stream with Last-Event-ID (on this process or another) gets every
+ * event exactly once, in order; token events are stored compactly (a few rows per run, not one
+ * per token), a per-run budget leaves a marker in place of the token events it drops, and the
+ * retention sweep deletes the events of finished runs.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTestDatabase,
+  describeBackends,
+  eventually,
+  servicesUp,
+  startChild,
+  startTestServer,
+  userMessage,
+  type ChildServer,
+  type TestDatabase,
+  type TestServer,
+} from "../helpers/server.js";
+import { decodeBlock, encodeBlock } from "../../src/agent-server/storage/events.js";
+
+interface SseEvent {
+  id: string;
+  event: string;
+  data: unknown;
+}
+
+/** Read a run's SSE stream (GET …/runs/{id}/stream) until it ends or `stopAfter` events came. */
+async function readStream(url: string, lastEventId: string | undefined, stopAfter?: number): Promise<SseEvent[]> {
+  const abort = new AbortController();
+  const res = await fetch(url, { headers: lastEventId === undefined ? {} : { "Last-Event-ID": lastEventId }, signal: abort.signal });
+  expect(res.status).toBe(200);
+  const out: SseEvent[] = [];
+  const decoder = new TextDecoder();
+  let buf = "";
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buf += decoder.decode(chunk, { stream: true });
+      let idx: number;
+      while ((idx = buf.indexOf("\n\n")) >= 0) {
+        const block = buf.slice(0, idx);
+        buf = buf.slice(idx + 2);
+        const e: Partial<SseEvent> = {};
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) e.event = line.slice(7);
+          else if (line.startsWith("data: ")) e.data = JSON.parse(line.slice(6));
+          else if (line.startsWith("id: ")) e.id = line.slice(4);
+        }
+        if (!e.event) continue;
+        out.push(e as SseEvent);
+        if (stopAfter !== undefined && out.length >= stopAfter) {
+          abort.abort();
+          return out;
+        }
+      }
+    }
+  } catch (err) {
+    if (!abort.signal.aborted) throw err;
+  }
+  return out;
+}
+
+const tokenTexts = (events: SseEvent[]) =>
+  events.filter((e) => e.event === "messages").map((e) => ((e.data as [{ content: string }, unknown])[0].content));
+const expectedTokens = (n: number) => Array.from({ length: n }, (_, i) => ` t${i}`);
+
+/** Every event once, ids strictly increasing, and the whole stream equal to a full replay. */
+function expectExactlyOnce(parts: SseEvent[][], replay: SseEvent[]) {
+  const joined = parts.flat();
+  const ids = joined.map((e) => Number(e.id));
+  for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]!);
+  expect(joined).toEqual(replay);
+}
+
+async function createTokenRun(url: string, tokens: number, delayMs: number) {
+  const thread = (await (await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as {
+    thread_id: string;
+  };
+  const res = await fetch(`${url}/threads/${thread.thread_id}/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      assistant_id: "tokens",
+      input: userMessage("go"),
+      stream_mode: ["messages-tuple", "values"],
+      config: { configurable: { tokens, token_delay_ms: delayMs } },
+    }),
+  });
+  expect(res.status).toBe(200);
+  const run = (await res.json()) as { run_id: string };
+  return { threadId: thread.thread_id, runId: run.run_id };
+}
+
+const streamUrl = (url: string, threadId: string, runId: string) => `${url}/threads/${threadId}/runs/${runId}/stream`;
+
+describeBackends("stream log", (backend) => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("readers joining mid-stream with Last-Event-ID get every event exactly once, in order", async () => {
+    server = await startTestServer(backend);
+    const N = 300;
+    const { threadId, runId } = await createTokenRun(server.url, N, 2);
+    const url = streamUrl(server.url, threadId, runId);
+    // Three readers each stop part-way; a late joiner picks up after each one's last id, while
+    // events are still being announced ahead of the log.
+    const first = await readStream(url, "-1", 20);
+    const [second, third] = await Promise.all([readStream(url, first.at(-1)!.id, 60), readStream(url, first.at(-1)!.id)]);
+    const fourth = await readStream(url, second.at(-1)!.id);
+    const replay = await readStream(url, "-1");
+    expect(tokenTexts(replay)).toEqual(expectedTokens(N));
+    expectExactlyOnce([first, third], replay);
+    expectExactlyOnce([first, second, fourth], replay);
+  }, 120_000);
+
+  it("a 300-token run is stored in a few rows, with the repeated token metadata once per row", async () => {
+    server = await startTestServer(backend);
+    const N = 300;
+    const { threadId, runId } = await createTokenRun(server.url, N, 0);
+    const live = await readStream(streamUrl(server.url, threadId, runId), "-1");
+    expect(tokenTexts(live)).toEqual(expectedTokens(N));
+    const { rows } = await server.handle.ctx.pool.query<{ rows: number; bytes: number }>(
+      "SELECT count(*)::int AS rows, sum(length(data))::int AS bytes FROM run_events WHERE run_id = $1",
+      [runId],
+    );
+    const meta = JSON.stringify((live.find((e) => e.event === "messages")!.data as unknown[])[1]);
+    expect(rows[0]!.rows).toBeLessThan(20);
+    // One token's metadata alone is longer than what each token costs in the log.
+    expect(rows[0]!.bytes / N).toBeLessThan(meta.length / 4);
+    // …and a replay still carries the full metadata with every token.
+    const replay = await readStream(streamUrl(server.url, threadId, runId), "-1");
+    expect(replay).toEqual(live);
+  }, 120_000);
+
+  it("past the run's budget, token events are not stored and a marker takes their place; live readers get them all", async () => {
+    server = await startTestServer(backend, { streamEventBudgetBytes: 2048 });
+    const N = 400;
+    const { threadId, runId } = await createTokenRun(server.url, N, 0);
+    const live = await readStream(streamUrl(server.url, threadId, runId), "-1");
+    const replay = await readStream(streamUrl(server.url, threadId, runId), "-1");
+    // Whether the first reader saw tokens live or from the log depends on timing; a reader that
+    // resumes from the log sees the marker where the tokens stop.
+    const marker = replay.find((e) => e.event === "berth/events_truncated");
+    expect(marker).toBeDefined();
+    const { first_dropped_seq, budget_bytes } = marker!.data as { first_dropped_seq: number; budget_bytes: number };
+    expect(budget_bytes).toBe(2048);
+    expect(String(first_dropped_seq)).toBe(marker!.id);
+    const stored = tokenTexts(replay);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.length).toBeLessThan(N);
+    expect(stored).toEqual(expectedTokens(stored.length));
+    // nothing token-like after the marker, but the final state is there
+    const after = replay.slice(replay.indexOf(marker!) + 1);
+    expect(after.filter((e) => e.event === "messages")).toEqual([]);
+    const finalValues = after.filter((e) => e.event === "values").at(-1)!.data as { messages: { content: string }[] };
+    expect(finalValues.messages.at(-1)!.content).toBe(expectedTokens(N).join(""));
+    // a live reader (joined before the run) got either every token or the same marker
+    expect(tokenTexts(live).length === N || live.some((e) => e.event === "berth/events_truncated")).toBe(true);
+    // with a stream_mode filter the marker still comes through
+    const filtered = await readStream(`${streamUrl(server.url, threadId, runId)}?stream_mode=values`, "-1");
+    expect(filtered.map((e) => e.event)).toContain("berth/events_truncated");
+  }, 120_000);
+
+  it("the retention sweep deletes the events of runs that ended more than the TTL ago", async () => {
+    server = await startTestServer(backend, { streamEventTtlSeconds: 1 });
+    const { threadId, runId } = await createTokenRun(server.url, 50, 0);
+    await readStream(streamUrl(server.url, threadId, runId), "-1");
+    const count = async () =>
+      (await server!.handle.ctx.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM run_events WHERE run_id = $1", [runId])).rows[0]!.n;
+    expect(await count()).toBeGreaterThan(0);
+    await eventually(async () => (await count()) === 0, 60_000, 200);
+    // the run itself stays; only its stream events are gone
+    expect((await server.client.runs.get(threadId, runId)).status).toBe("success");
+  }, 120_000);
+});
+
+describe("stream blocks", () => {
+  it("decode(encode(events)) gives back every event exactly, whatever the text", () => {
+    const texts = ['{"a":1}', '{"a":12}', "[]", "", '"\\ud83d\\ude00 x"', "😀😀😁", "😀", '{"a":1}', "\u2028 line"];
+    const events = texts.map((data, i) => ({ seq: 5 + i * (i % 3 === 0 ? 2 : 1), event: i % 2 ? "messages" : "values", data }));
+    expect(decodeBlock(encodeBlock(events, 3), 3)).toEqual(events);
+  });
+});
+
+const postgresOnly = servicesUp() ? describe : describe.skip;
+
+postgresOnly("stream log over LISTEN/NOTIFY (Postgres without Redis)", () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("events too large for a notification (7 kB) reach a live reader from the log, in their place", async () => {
+    server = await startTestServer("postgres", { redisUri: undefined });
+    expect(server.handle.ctx.bus.kind).toBe("postgres");
+    const N = 2000; // the final values event carries every token: ~12 kB
+    const { threadId, runId } = await createTokenRun(server.url, N, 0);
+    const live = await readStream(streamUrl(server.url, threadId, runId), "-1");
+    const finalValues = live.filter((e) => e.event === "values").at(-1)!;
+    expect(JSON.stringify(finalValues.data).length).toBeGreaterThan(7000);
+    expect(tokenTexts(live)).toEqual(expectedTokens(N));
+    expect(live).toEqual(await readStream(streamUrl(server.url, threadId, runId), "-1"));
+  }, 120_000);
+});
+
+postgresOnly("stream log across processes (Postgres + Redis)", () => {
+  let db: TestDatabase | undefined;
+  const children: ChildServer[] = [];
+  afterEach(async () => {
+    for (const c of children.splice(0)) await c.stop("SIGKILL");
+    await db?.drop();
+    db = undefined;
+  });
+
+  it("a reader on another API process joins mid-stream with Last-Event-ID and gets every event exactly once", async () => {
+    db = await createTestDatabase("postgres");
+    // two API-only processes and a worker: every event crosses Redis to reach either reader
+    const apiOnly = { N_JOBS_PER_WORKER: "0" };
+    const [a, b, worker] = await Promise.all([startChild("serve", db, apiOnly), startChild("serve", db, apiOnly), startChild("worker", db)]);
+    children.push(a, b, worker);
+    const N = 300;
+    const { threadId, runId } = await createTokenRun(a.url!, N, 2);
+    const first = await readStream(streamUrl(a.url!, threadId, runId), "-1", 30);
+    const rest = await readStream(streamUrl(b.url!, threadId, runId), first.at(-1)!.id);
+    const replay = await readStream(streamUrl(b.url!, threadId, runId), "-1");
+    expect(tokenTexts(replay)).toEqual(expectedTokens(N));
+    expectExactlyOnce([first, rest], replay);
+  }, 180_000);
+});
