@@ -1,9 +1,11 @@
 /**
  * Real LangGraph.js project shapes, deployed unchanged: the fixtures under test/fixtures/projects/
  * are our own small projects laid out like the public templates (ReAct agent, memory agent,
- * retrieval agent, data enrichment) and like a project with custom routes (`http.app`). Each is
+ * retrieval agent, data enrichment; the memory agent again with `store.index`), like the generative UI
+ * examples (`ui`, `typedUi`) and like a project with custom routes (`http.app`). Each is
  * served as `berth serve` serves it (its langgraph.json, embedded PGlite) and driven through the
- * SDK; their model calls (`initChatModel`, `new ChatOpenAI`) go to a scripted LLM on loopback.
+ * SDK; their model calls (`initChatModel`, `new ChatOpenAI`) and embeddings (`"openai:<model>"`) go
+ * to a scripted LLM on loopback.
  * The last suite deploys one of them from a git repository through `berth dev`'s local runtime.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
@@ -18,6 +20,7 @@ import { projectBrain } from "../helpers/project-brain.js";
 import { startScriptedLlm, type ScriptedLlm } from "../helpers/scripted-llm.js";
 import { createTestDatabase, ROOT, testSettings, type TestDatabase } from "../helpers/server.js";
 import { createRepo, scratchDir } from "../runtime/local-repo.js";
+import { cosine, vocabVector } from "../fixtures/store-index/vocab.js";
 
 export const PROJECTS = path.join(ROOT, "test/fixtures/projects");
 
@@ -25,13 +28,16 @@ const LLM_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANT
 let llm: ScriptedLlm;
 const savedEnv: Record<string, string | undefined> = {};
 
+/** The scripted LLM's embeddings: word counts of a small vocabulary, padded to the template's 1536 dims. */
+const embed = (text: string) => [...vocabVector(text), ...new Array<number>(1536 - 8).fill(0)];
+
 /** Where the projects' model clients look for their provider: the scripted LLM, nothing remote. */
 export function llmEnv(l: ScriptedLlm): Record<(typeof LLM_ENV)[number], string> {
   return { OPENAI_BASE_URL: l.openaiUrl, OPENAI_API_KEY: "sk-scripted", ANTHROPIC_BASE_URL: l.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-scripted" };
 }
 
 beforeAll(async () => {
-  llm = await startScriptedLlm(projectBrain);
+  llm = await startScriptedLlm(projectBrain, embed);
   for (const [k, v] of Object.entries(llmEnv(llm))) {
     savedEnv[k] = process.env[k];
     process.env[k] = v;
@@ -45,12 +51,12 @@ afterAll(async () => {
   await llm?.close();
 });
 
-/** Serve one project for the enclosing suite, as `berth serve --config <project>/langgraph.json` does. */
-function serveProject(shape: string) {
+/** Serve one project for the enclosing suite, as `berth serve --config <project>/<config>` does. */
+function serveProject(shape: string, config = "langgraph.json") {
   const s = { url: "", client: undefined as unknown as Client, handle: undefined as AgentServerHandle | undefined, db: undefined as TestDatabase | undefined };
   beforeAll(async () => {
     s.db = await createTestDatabase("pglite");
-    s.handle = await startAgentServer(testSettings(s.db, { configPath: path.join(PROJECTS, shape, "langgraph.json") }), silentLogger);
+    s.handle = await startAgentServer(testSettings(s.db, { configPath: path.join(PROJECTS, shape, config) }), silentLogger);
     s.url = s.handle.url!;
     s.client = new Client({ apiUrl: s.url, callerOptions: { maxRetries: 0 } });
   }, 60_000);
@@ -125,9 +131,75 @@ describe("memory agent (store put/search inside nodes, namespaced per user from 
     expect(tea.map((i) => [i.namespace, i.value.content])).toEqual([[["memories", "alice"], "I like green tea"]]);
   });
 
-  // The integrator enables these when `store.index` (semantic search) and `ui` land on main.
-  it.todo("memory agent with langgraph.json store.index: store.search(ns, { query }) ranks memories by embedding similarity");
-  it.todo("generative UI project (langgraph.json `ui`, push UI messages from a node): the UI bundle is served and ui messages reach the client");
+});
+
+describe("memory agent with store.index (langgraph.semantic.json: openai:text-embedding-3-small, 1536 dims)", () => {
+  const s = serveProject("memory-agent", "langgraph.semantic.json");
+  const as = { config: { configurable: { userId: "dana" } } };
+  const memories = ["my dog is my pet", "I feed my dog pizza", "I love pizza and pasta food"];
+  const ask = async (q: string) => text(((await s.client.runs.wait(null, "agent", { input: user(q), ...as })) as { messages: Msg[] }).messages.at(-1));
+
+  it("the graph's store.search(ns, { query }) recalls the memories closest in meaning, best first, embedded by the named model", async () => {
+    for (const m of memories) await s.client.runs.wait(null, "agent", { input: user(`remember that ${m}`), ...as });
+    // the tool's puts were embedded: a query search over HTTP ranks them with the expected scores
+    const query = "dog food for my pet dog";
+    const found = (await s.client.store.searchItems(["memories", "dana"], { query })).items;
+    expect(found.map((i) => i.value.content)).toEqual(["my dog is my pet", "I feed my dog pizza", "I love pizza and pasta food"]);
+    found.forEach((i) => expect(i.score).toBeCloseTo(cosine(vocabVector(query), vocabVector(JSON.stringify(i.value))), 5));
+
+    // the graph recalls the best two for what was asked, in order of similarity
+    expect(await ask(query)).toBe("Most relevant: my dog is my pet; I feed my dog pizza");
+    expect(await ask("pizza or pasta tonight?")).toBe("Most relevant: I love pizza and pasta food; I feed my dog pizza");
+    // the model named in langgraph.json embedded the memories (whole values, `fields` defaulting to "$") and the queries
+    expect(new Set(llm.embeddings.map((e) => e.model))).toEqual(new Set(["text-embedding-3-small"]));
+    const embedded = llm.embeddings.flatMap((e) => e.input);
+    for (const m of memories) expect(embedded).toContain(JSON.stringify({ content: m, context: "said in chat" }));
+    expect(embedded).toEqual(expect.arrayContaining([query, "pizza or pasta tonight?"]));
+  });
+});
+
+describe("generative UI project (langgraph.json `ui`: a stockbroker agent pushing components with typedUi)", () => {
+  const s = serveProject("generative-ui");
+
+  it("a run's pushed UI message reaches the custom stream and the final state's ui key, tied to the model's message", async () => {
+    const thread = await s.client.threads.create();
+    const chunks: { event: string; data: any }[] = [];
+    for await (const c of s.client.runs.stream(thread.thread_id, "agent", { input: user("What is the price of AAPL?"), streamMode: ["custom", "values"] })) chunks.push(c);
+    const runId = chunks.find((c) => c.event === "metadata")!.data.run_id as string;
+    const custom = chunks.filter((c) => c.event === "custom").map((c) => c.data);
+    expect(custom).toEqual([
+      { type: "ui", id: expect.any(String), name: "stock-price", props: { ticker: "AAPL", price: 187.5, change: 1.2 }, metadata: expect.objectContaining({ run_id: runId, id: expect.any(String) }) },
+    ]);
+    const state = await s.client.threads.getState<{ ui: any[]; messages: (Msg & { id: string })[] }>(thread.thread_id);
+    expect(state.values.ui).toEqual(custom);
+    expect(chunks.filter((c) => c.event === "values").at(-1)!.data.ui).toEqual(custom);
+    // the component belongs to the model's tool-calling message, and the conversation went on after it
+    const messages = state.values.messages;
+    expect(messages.map((m) => m.type)).toEqual(["human", "ai", "tool", "ai"]);
+    expect(custom[0].metadata.id).toBe(messages[1]!.id);
+    expect(text(messages.at(-1))).toBe("Here is the price card. AAPL is at 187.5 USD (+1.2%).");
+  });
+
+  it("POST /ui/agent answers the snippet for the component; the bundle and stylesheet it names are served", async () => {
+    const res = await fetch(`${s.url}/ui/agent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "stock-price", props: { ticker: "AAPL" } }) });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const js = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
+    const css = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)" \/>/g)].map((m) => m[1]!);
+    expect(js).toHaveLength(1);
+    expect(css).toHaveLength(1);
+    expect(/onload='([^']*)'/.exec(html)![1]!.replace(/&#34;/g, '"')).toBe('__LGUI_agent.render("stock-price", "{{shadowRootId}}")');
+    const bundle = await fetch(js[0]!);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const source = await bundle.text();
+    expect(source).toContain("__LGUI_agent");
+    expect(source).toContain('"stock-price"');
+    expect(source).toContain("toFixed(2)"); // the project's component, built from src/agent/uis/stock-price.tsx
+    const sheet = await fetch(css[0]!);
+    expect(sheet.status).toBe(200);
+    expect(await sheet.text()).toContain("rgb(22, 163, 74)");
+  });
 });
 
 describe("retrieval agent (two graphs in one langgraph.json: an indexer and a retrieval graph over a store-backed retriever)", () => {

@@ -23,6 +23,9 @@ function memory(r: ChatRequest): ChatReply {
   if (lastTurn(r)?.role === "tool") return { text: "Saved." };
   const said = /^remember that (.+)$/i.exec(lastUser(r));
   if (said) return { toolCalls: [{ name: "upsertMemory", args: { content: said[1]!, context: "said in chat" } }] };
+  // recalled by meaning (store.index): the graph lists them best first, and so does the answer
+  const relevant = [...between(r.system, "<relevant_memories>", "</relevant_memories>").matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]);
+  if (relevant.length) return { text: `Most relevant: ${relevant.join("; ")}` };
   const memories = [...between(r.system, "<memories>", "</memories>").matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]);
   return { text: memories.length ? `I remember: ${memories.sort().join("; ")}` : "I know nothing about you yet." };
 }
@@ -45,6 +48,12 @@ function reflection(r: ChatRequest): ChatReply {
     : { json: { reason: ["the founding year is missing"], is_satisfactory: false, improvement_instructions: "find the year Acme Rockets was founded" } };
 }
 
+/** Generative UI stockbroker: look up the ticker named in capitals, then say the card shows it. */
+function stockbroker(r: ChatRequest): ChatReply {
+  if (lastTurn(r)?.role === "tool") return { text: `Here is the price card. ${lastTurn(r)!.text}` };
+  return { toolCalls: [{ name: "stock-price", args: { ticker: /\b[A-Z]{2,5}\b/.exec(lastUser(r))?.[0] ?? "?" } }] };
+}
+
 export function projectBrain(r: ChatRequest): ChatReply {
   const props = r.schema?.properties ?? [];
   if (props.includes("is_satisfactory")) return reflection(r);
@@ -60,5 +69,6 @@ export function projectBrain(r: ChatRequest): ChatReply {
   if (r.tools.includes("Info")) return enrichment(r);
   if (r.tools.includes("upsertMemory")) return memory(r);
   if (r.tools.includes("search")) return react(r);
+  if (r.tools.includes("stock-price")) return stockbroker(r);
   throw new Error(`no scripted answer for a request with tools [${r.tools}] and system "${r.system.slice(0, 80)}"`);
 }

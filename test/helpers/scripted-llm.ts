@@ -4,7 +4,8 @@
  * (system text, messages, tool names, the structured-output schema asked for), and answers what a
  * `brain` function decides: text, tool calls, or a JSON object for structured output. Projects
  * reach it with their own model code (`initChatModel`, `ChatOpenAI`, `ChatAnthropic`) through
- * OPENAI_BASE_URL / ANTHROPIC_BASE_URL, so no request leaves the machine.
+ * OPENAI_BASE_URL / ANTHROPIC_BASE_URL, so no request leaves the machine. Given an `embed` function it
+ * also answers OpenAI's embeddings API (`store.index` with `"openai:<model>"` in a project's langgraph.json).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -36,6 +37,8 @@ export interface ScriptedLlm {
   /** Base URL for ANTHROPIC_BASE_URL. */
   anthropicUrl: string;
   requests: ChatRequest[];
+  /** Each embeddings request: the model asked for and the texts. */
+  embeddings: { model: string; input: string[] }[];
   close(): Promise<void>;
 }
 
@@ -141,12 +144,26 @@ async function readJson(req: IncomingMessage): Promise<any> {
   return chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
 }
 
-export async function startScriptedLlm(brain: (req: ChatRequest) => ChatReply): Promise<ScriptedLlm> {
+function answerEmbeddings(res: ServerResponse, body: any, embed: (text: string) => number[]): void {
+  const input: string[] = Array.isArray(body.input) ? body.input : [body.input];
+  // the OpenAI SDK asks for base64 (little-endian float32) unless told otherwise
+  const encode = (v: number[]) => (body.encoding_format === "base64" ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
+  const data = input.map((text, index) => ({ object: "embedding", index, embedding: encode(embed(text)) }));
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", model: body.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+}
+
+export async function startScriptedLlm(brain: (req: ChatRequest) => ChatReply, embed?: (text: string) => number[]): Promise<ScriptedLlm> {
   const requests: ChatRequest[] = [];
+  const embeddings: ScriptedLlm["embeddings"] = [];
   const server: Server = createServer(async (req, res) => {
     try {
       const body = await readJson(req);
       const url = req.url ?? "";
+      if (embed && url.endsWith("/embeddings")) {
+        embeddings.push({ model: String(body.model), input: Array.isArray(body.input) ? body.input : [body.input] });
+        answerEmbeddings(res, body, embed);
+        return;
+      }
       const api = url.endsWith("/chat/completions") ? "openai" : url.endsWith("/messages") ? "anthropic" : undefined;
       if (!api) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `the scripted LLM has no ${url}` } }));
@@ -168,6 +185,7 @@ export async function startScriptedLlm(brain: (req: ChatRequest) => ChatReply): 
     openaiUrl: `http://127.0.0.1:${port}/v1`,
     anthropicUrl: `http://127.0.0.1:${port}`,
     requests,
+    embeddings,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
