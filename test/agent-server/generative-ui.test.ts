@@ -242,6 +242,48 @@ describeBackends("generative UI", (backend) => {
   });
 });
 
+describe("Tailwind in UI stylesheets [pglite]", () => {
+  const s = serverOn("pglite", "langgraph.tailwind.json");
+
+  async function builtCss(graph: string): Promise<string> {
+    const resp = await postComponent(s.url, graph, { name: "alert" });
+    expect(resp.status).toBe(200);
+    const { css } = referencedUrls(await resp.text());
+    expect(css).toHaveLength(1);
+    const file = await fetch(css[0]!);
+    expect(file.status).toBe(200);
+    return file.text();
+  }
+
+  it("a stylesheet importing tailwindcss gets the utilities the components' class names use", async () => {
+    const css = await builtCss("tailwind-ui");
+    // the utilities of className="text-red-500 p-4", as rules (not just the @import passed through)
+    expect(css).not.toContain('@import "tailwindcss"');
+    expect(css).toMatch(/\.text-red-500\s*\{[^}]*color:\s*var\(--color-red-500\)/);
+    expect(css).toMatch(/\.p-4\s*\{[^}]*padding:\s*calc\(var\(--spacing\)\s*\*\s*4\)/);
+    expect(css).toMatch(/--color-red-500:/);
+    // the project's own rules stay; utilities no component uses are not emitted
+    expect(css).toContain("rgb(65, 43, 21)");
+    expect(css).not.toMatch(/\.text-blue-900\s*\{/);
+  });
+
+  it("a stylesheet without Tailwind is bundled as before", async () => {
+    const css = await builtCss("ui-agent");
+    expect(css).toContain("rgb(12, 34, 56)");
+    expect(css).not.toMatch(/--tw-|tailwindcss|\.p-4/);
+  });
+
+  it("a Tailwind error is reported as a build error, with its file", async () => {
+    const resp = await postComponent(s.url, "broken-tailwind", { name: "card" });
+    expect(resp.status).toBe(500);
+    const { detail } = (await resp.json()) as { detail: string };
+    expect(detail).toContain("broken-tailwind.css");
+    expect(detail).toContain("no-such-utility-x9");
+    expect(s.lines.some((l) => l.level >= 50 && l.graph === "broken-tailwind")).toBe(true);
+    expect((await postComponent(s.url, "tailwind-ui", { name: "alert" })).status).toBe(200);
+  });
+});
+
 describe("generative UI with custom auth under http.mount_prefix [pglite]", () => {
   const s = serverOn("pglite", "langgraph.auth.json");
 

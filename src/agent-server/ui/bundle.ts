@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import * as esbuild from "esbuild";
+import { TAILWIND_VERSION, tailwindPlugin } from "./tailwind.js";
 
 /** Packages the page always shares with a UI bundle (the SDK's react-ui provides them). */
 export const ALWAYS_SHARED = ["react", "react-dom", "@langchain/langgraph-sdk", "@langchain/langgraph-sdk/react-ui"];
@@ -125,6 +126,7 @@ function plugins(relModule: string, projectDir: string, shared: string[]): esbui
         build.onLoad({ filter: /.*/, namespace: SHARED_NS }, (args) => ({ contents: sharedSource(args.path), loader: "js" }));
       },
     },
+    tailwindPlugin(projectDir),
   ];
 }
 
@@ -176,5 +178,5 @@ export async function buildUiBundle(req: UiBuildRequest): Promise<UiBuildOutput>
 export function recipeOf(req: UiBuildRequest): string {
   const relModule = projectRelative(req.projectDir, req.modulePath) ?? req.modulePath;
   // bump the format when the entry, the shared shim or the build options change
-  return JSON.stringify({ format: 1, esbuild: esbuild.version, graph: req.graphId, module: relModule, shared: [...new Set(req.shared)].sort() });
+  return JSON.stringify({ format: 2, esbuild: esbuild.version, tailwind: TAILWIND_VERSION, graph: req.graphId, module: relModule, shared: [...new Set(req.shared)].sort() });
 }
