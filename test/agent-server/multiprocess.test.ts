@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
+import { readSse } from "../helpers/sse.js";
 import {
   createTestDatabase,
   eventually,
@@ -21,46 +22,6 @@ import {
 type Msg = { type: string; content: string };
 const texts = (messages: Msg[] = []) => messages.map((m) => `${m.type}:${m.content}`);
 
-interface SseEvent {
-  id?: number;
-  event: string;
-  data: unknown;
-}
-
-/** Read SSE events from a fetch response until it ends or `stopAfter` says stop. */
-async function readSse(res: Response, stopAfter?: (e: SseEvent) => boolean, abort?: AbortController): Promise<SseEvent[]> {
-  const out: SseEvent[] = [];
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buf = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += decoder.decode(value, { stream: true });
-      let idx: number;
-      while ((idx = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, idx);
-        buf = buf.slice(idx + 2);
-        const e: Partial<SseEvent> = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event: ")) e.event = line.slice(7);
-          else if (line.startsWith("data: ")) e.data = JSON.parse(line.slice(6));
-          else if (line.startsWith("id: ")) e.id = Number(line.slice(4));
-        }
-        if (!e.event) continue; // heartbeat comment
-        out.push(e as SseEvent);
-        if (stopAfter?.(e as SseEvent)) {
-          abort?.abort();
-          return out;
-        }
-      }
-    }
-  } catch (err) {
-    if (!abort?.signal.aborted) throw err;
-  }
-  return out;
-}
 
 const postgresOnly = servicesUp() ? describe : describe.skip;
 
@@ -157,7 +118,7 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(texts(state.values.messages)).toEqual(["human:go", "ai:step one", "ai:step two", "ai:step three"]);
     // the event log continues across the hand-over: one metadata event per start, ids unbroken
     const replay = await readSse(await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "Last-Event-ID": "-1" } }));
-    expect(replay.map((e) => e.id)).toEqual(replay.map((_, i) => i));
+    expect(replay.map((e) => Number(e.id))).toEqual(replay.map((_, i) => i));
     expect(replay.filter((e) => e.event === "metadata")).toHaveLength(2);
   });
 
@@ -274,7 +235,7 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     const lastId = before.at(-1)!.id!;
 
     const resumed = await readSse(await fetch(`${api2.url}${location}`, { headers: { "Last-Event-ID": String(lastId) } }));
-    const ids = [...before, ...resumed].map((e) => e.id);
+    const ids = [...before, ...resumed].map((e) => Number(e.id));
     expect(ids).toEqual(ids.map((_, i) => i)); // every event once, in order, no gaps
     const updates = [...before, ...resumed].filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0]);
     expect(updates).toEqual(["one", "two", "three"]);

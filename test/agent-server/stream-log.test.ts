@@ -19,46 +19,14 @@ import {
   type TestServer,
 } from "../helpers/server.js";
 import { decodeBlock, encodeBlock } from "../../src/agent-server/storage/events.js";
-
-interface SseEvent {
-  id: string;
-  event: string;
-  data: unknown;
-}
+import { readSse, type SseEvent } from "../helpers/sse.js";
 
 /** Read a run's SSE stream (GET …/runs/{id}/stream) until it ends or `stopAfter` events came. */
 async function readStream(url: string, lastEventId: string | undefined, stopAfter?: number): Promise<SseEvent[]> {
   const abort = new AbortController();
   const res = await fetch(url, { headers: lastEventId === undefined ? {} : { "Last-Event-ID": lastEventId }, signal: abort.signal });
   expect(res.status).toBe(200);
-  const out: SseEvent[] = [];
-  const decoder = new TextDecoder();
-  let buf = "";
-  try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      let idx: number;
-      while ((idx = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, idx);
-        buf = buf.slice(idx + 2);
-        const e: Partial<SseEvent> = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event: ")) e.event = line.slice(7);
-          else if (line.startsWith("data: ")) e.data = JSON.parse(line.slice(6));
-          else if (line.startsWith("id: ")) e.id = line.slice(4);
-        }
-        if (!e.event) continue;
-        out.push(e as SseEvent);
-        if (stopAfter !== undefined && out.length >= stopAfter) {
-          abort.abort();
-          return out;
-        }
-      }
-    }
-  } catch (err) {
-    if (!abort.signal.aborted) throw err;
-  }
-  return out;
+  return readSse(res, stopAfter === undefined ? undefined : (_, count) => count >= stopAfter, abort);
 }
 
 const tokenTexts = (events: SseEvent[]) =>
@@ -109,8 +77,8 @@ describeBackends("stream log", (backend) => {
     // Three readers each stop part-way; a late joiner picks up after each one's last id, while
     // events are still being announced ahead of the log.
     const first = await readStream(url, "-1", 20);
-    const [second, third] = await Promise.all([readStream(url, first.at(-1)!.id, 60), readStream(url, first.at(-1)!.id)]);
-    const fourth = await readStream(url, second.at(-1)!.id);
+    const [second, third] = await Promise.all([readStream(url, first.at(-1)!.id!, 60), readStream(url, first.at(-1)!.id!)]);
+    const fourth = await readStream(url, second.at(-1)!.id!);
     const replay = await readStream(url, "-1");
     expect(tokenTexts(replay)).toEqual(expectedTokens(N));
     expectExactlyOnce([first, third], replay);
@@ -226,7 +194,7 @@ postgresOnly("stream log across processes (Postgres + Redis)", () => {
     const N = 300;
     const { threadId, runId } = await createTokenRun(a.url!, N, 2);
     const first = await readStream(streamUrl(a.url!, threadId, runId), "-1", 30);
-    const rest = await readStream(streamUrl(b.url!, threadId, runId), first.at(-1)!.id);
+    const rest = await readStream(streamUrl(b.url!, threadId, runId), first.at(-1)!.id!);
     const replay = await readStream(streamUrl(b.url!, threadId, runId), "-1");
     expect(tokenTexts(replay)).toEqual(expectedTokens(N));
     expectExactlyOnce([first, rest], replay);
