@@ -3,7 +3,8 @@
  * re-post that would change a stored run says its changes were ignored (response warnings and a
  * warn log with the run id); runs that never receive their end are marked abandoned by the
  * background sweep (and a late end still completes them); refused uploads — a LangSmith key left in
- * LANGSMITH_API_KEY — are logged at warn with the reason.
+ * LANGSMITH_API_KEY — are logged at warn with the reason; a run that ends before it starts is
+ * stored as ending at its start (a warning when more than 1 ms early).
  */
 import { randomUUID } from "node:crypto";
 import { traceable } from "langsmith/traceable";
@@ -107,5 +108,30 @@ describeBackends("tracing ingest defects", (backend) => {
     expect(refused!.key).toBe("lsv2_pt_…");
     expect(JSON.stringify(records)).not.toContain("00112233445566778899aabbccddeeff");
     expect((await s.api(`/runs?project_name=${name}`)).body.runs ?? []).toEqual([]);
+  });
+  it("stores a run that ends before it starts as ending at its start: latency is never negative", async () => {
+    const name = project("clamp");
+    // the JS SDK's shape: a start with the dotted order's microseconds, an end in epoch milliseconds
+    const subMs = { id: randomUUID(), name: "sub-ms", run_type: "chain", start_time: "2026-01-02T03:04:05.000700Z", end_time: Date.parse("2026-01-02T03:04:05.000Z"), session_name: name };
+    // a client bug: five seconds early
+    const early = { id: randomUUID(), name: "early", run_type: "chain", start_time: "2026-01-02T03:04:05.000Z", end_time: "2026-01-02T03:04:00.000Z", session_name: name };
+    const res = await json("/runs/batch", { post: [subMs, early] });
+    expect(res.status).toBe(202);
+    expect(res.body.accepted).toBe(2);
+    // only the real bug is worth a warning
+    expect(res.body.warnings).toEqual([{ run_id: early.id, problems: [expect.stringMatching(/end_time .* is 5000\.000 ms before start_time .*: stored as the start time/)] }]);
+    const stored = (await run(early.id)).body;
+    expect(stored.end_time).toBe(stored.start_time);
+    expect(stored.start_time).toBe("2026-01-02T03:04:05.000Z");
+    expect(stored.latency_ms).toBe(0);
+    const fine = (await run(subMs.id)).body;
+    expect(Date.parse(fine.end_time)).toBeGreaterThanOrEqual(Date.parse(fine.start_time));
+    expect(fine.latency_ms).toBe(0);
+    // the latency filters see both (the sub-millisecond one had been 0.7 ms negative in the database)
+    const ids = (runs: { id: string }[]) => runs.map((r) => r.id).sort();
+    const listed = await s.api(`/runs?project_name=${name}&min_latency_ms=0`);
+    expect(ids(listed.body.runs)).toEqual([subMs.id, early.id].sort());
+    const queried = await s.api("/runs/query", { method: "POST", body: JSON.stringify({ session: [fine.session_id], filter: "and(gte(latency, 0), lte(latency, 0))" }) });
+    expect(ids(queried.body.runs)).toEqual([subMs.id, early.id].sort());
   });
 });

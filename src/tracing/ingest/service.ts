@@ -22,7 +22,7 @@ import { lockRuns } from "./locks.js";
 import { preparePayload, type ExtractedAttachment, type PayloadLimits } from "./payload.js";
 import { indexable, MAX_RUN_DEPTH, storableRun, tokenCount } from "./storable.js";
 import { isDataError, savepoint } from "../storage/savepoint.js";
-import { normalizeTimestamp } from "./timestamps.js";
+import { epochMicros, normalizeTimestamp } from "./timestamps.js";
 import { isUuid } from "../../shared/http.js";
 import { fillDottedOrders } from "../otlp/tree.js";
 import { replaceUnstorable } from "../../shared/text.js";
@@ -324,6 +324,7 @@ export class IngestService {
     const meta = metadataOf(run);
     const notes = problems ?? [];
     const threadId = indexable("thread_id", meta.thread_id ?? meta.session_id ?? meta.conversation_id, notes);
+    const endTime = endNotBeforeStart(run, notes);
     const row: RunRow = {
       tenant_id: tenantId,
       id: run.id,
@@ -336,7 +337,7 @@ export class IngestService {
       status,
       // unknown until the post arrives (a patch may come first): never guessed, or a late post could not set it
       start_time: run.start_time ?? null,
-      end_time: run.end_time ?? null,
+      end_time: endTime,
       inputs: run.inputs ?? null,
       outputs: run.outputs ?? null,
       error: run.error ?? null,
@@ -426,4 +427,17 @@ async function insertAttachments(db: Queryable, tenantId: string, attachments: I
       [tenantId, a.runId, a.name, a.contentType, a.data],
     );
   }
+}
+
+/**
+ * A run never ends before it starts: the end is clamped to the start, so latency is never negative.
+ * A start from the dotted order has microseconds while the JS SDK's end has milliseconds, so a
+ * sub-millisecond run can look like that (silently fixed); more than 1 ms early is the client's
+ * mistake and is said in the warnings.
+ */
+function endNotBeforeStart(run: RunRecord, notes: string[]): string | null {
+  const [start, end] = [epochMicros(run.start_time), epochMicros(run.end_time)];
+  if (start === undefined || end === undefined || end >= start) return run.end_time ?? null;
+  if (start - end > 1000) notes.push(`end_time ${run.end_time} is ${((start - end) / 1000).toFixed(3)} ms before start_time ${run.start_time}: stored as the start time`);
+  return run.start_time!;
 }

@@ -43,3 +43,14 @@ export function epochMs(iso: string | undefined): number | undefined {
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? undefined : ms;
 }
+
+/**
+ * Microseconds since the epoch of a normalised timestamp: `Date.parse` stops at milliseconds, and
+ * a dotted order's start carries microseconds while the JS SDK's end has milliseconds only.
+ */
+export function epochMicros(iso: string | undefined): number | undefined {
+  if (!iso) return undefined;
+  const frac = /\.(\d+)/.exec(iso)?.[1] ?? "";
+  const ms = Date.parse(iso.replace(/\.\d+/, ""));
+  return Number.isNaN(ms) ? undefined : ms * 1000 + Number(frac.padEnd(6, "0").slice(0, 6));
+}
