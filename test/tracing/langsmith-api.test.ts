@@ -231,6 +231,33 @@ describeBackends("LangSmith API through the langsmith SDK", (backend) => {
     expect((await fetch(`${server.url}/public/${randomUUID()}/trace`)).status).toBe(404);
   });
 
+  it("sharing: the SDK lists a shared trace's runs with the token, and nothing beyond that trace", async () => {
+    const url = await client.shareRun(root.id);
+    const token = url.split("/public/")[1]!.split("/")[0]!;
+    const shared = await client.listSharedRuns(token);
+    expect(shared.map((r) => r.name).sort()).toEqual(["generate", "lookup", "pipeline"]);
+    expect(new Set(shared.map((r) => r.trace_id))).toEqual(new Set([root.trace_id]));
+    const sharedRoot = shared.find((r) => r.id === root.id)!;
+    expect(sharedRoot.inputs).toEqual(root.inputs);
+    expect(sharedRoot.child_run_ids).toHaveLength(2);
+    // naming runs: those of the trace answer, a run of another trace of the same project does not
+    const other = (await all(client.listRuns({ projectName }))).find((r) => r.trace_id !== root.trace_id)!;
+    expect(other).toBeDefined();
+    const child = shared.find((r) => r.name === "lookup")!;
+    expect((await client.listSharedRuns(token, { runIds: [child.id, other.id] })).map((r) => r.id)).toEqual([child.id]);
+    expect(await client.listSharedRuns(token, { runIds: [other.id] })).toEqual([]);
+    // plain HTTP, no key: the same runs; a bad id is refused in the documented shape
+    const plain = await fetch(`${server.url}/public/${token}/runs?id=${child.id}`);
+    expect(((await plain.json()) as any[]).map((r) => r.name)).toEqual(["lookup"]);
+    const bad = await fetch(`${server.url}/public/${token}/runs?id=nope`);
+    expect(bad.status).toBe(422);
+    // a wrong token, or the token once unshared: 404
+    await expect(client.listSharedRuns(randomUUID())).rejects.toThrow(/404/);
+    expect((await fetch(`${server.url}/public/${randomUUID()}/runs`)).status).toBe(404);
+    await client.unshareRun(root.id);
+    expect((await fetch(`${server.url}/public/${token}/runs`)).status).toBe(404);
+  });
+
   it("another tenant's key sees nothing of this tenant", async () => {
     const project = await client.readProject({ projectName });
     expect(await other.hasProject({ projectName })).toBe(false);

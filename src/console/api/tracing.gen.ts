@@ -72,6 +72,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/{share_token}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs of the shared run's trace (no key needed) */
+        get: operations["getPublicShareTokenRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/multipart": {
         parameters: {
             query?: never;
@@ -1257,6 +1274,44 @@ export interface operations {
                         /** Format: uuid */
                         shared_run_id: string;
                     };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getPublicShareTokenRuns: {
+        parameters: {
+            query?: {
+                id?: string | string[];
+            };
+            header?: never;
+            path: {
+                share_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** Format: uuid */
+                        id: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
             /** @description Validation error */

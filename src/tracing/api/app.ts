@@ -16,7 +16,7 @@ import { mountOtlpRoutes, OTLP_TRACE_PATHS, otlpErrorHandler } from "./otlp-rout
 import { queryRoutes, type QueryDeps } from "./query-routes.js";
 import { feedbackRoutes, multipartFeedbackSink } from "./feedback-routes.js";
 import { langsmithRoutes } from "./langsmith-routes.js";
-import { publicRoutes } from "./public-routes.js";
+import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
 import * as Responses from "./response-schemas.js";
 
 export interface TracingRouterDeps extends QueryDeps {
@@ -53,7 +53,7 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   const api = systemRoutes(deps);
   const publicRoutes = express.Router();
   api.mount(publicRoutes);
-  router.use(publicRoutes);
+  router.use(sdkSharedRunsUrl, publicRoutes);
   mountDocs(router, withQueryRoutes(api, deps), DOC_INFO);
 
   router.use(authenticate(deps.auth, deps.authMode, undefined, isIngestRequest));

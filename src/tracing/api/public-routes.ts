@@ -1,9 +1,12 @@
 /**
  * Shared runs, read without a key: the share token is the credential. `GET /public/{token}/run`
  * answers the shared run in LangSmith's schema (what the SDK's shared-run readers expect) and
- * `GET /public/{token}/trace` its trace as a tree, which the console's shared-trace page renders.
+ * `GET /public/{token}/trace` its trace as a tree, which the console's shared-trace page renders,
+ * and `GET /public/{token}/runs` the runs of that trace with their payloads (the SDK's
+ * `listSharedRuns`, optionally `?id=` to name some of them).
  * Unknown or revoked tokens answer 404; nothing else of the tenant is reachable from a token.
  */
+import type { NextFunction, Request, Response } from "express";
 import { NotFoundError } from "../../shared/errors.js";
 import type { ApiRouter } from "../../shared/http.js";
 import { langsmithRun } from "../query/langsmith-run.js";
@@ -18,6 +21,21 @@ export interface PublicDeps {
   query: QueryService;
   shares: ShareStore;
   feedback: FeedbackStore;
+}
+
+/** At most this many runs of a shared trace per answer (payloads included): `?id=` reaches others. */
+const SHARED_RUNS_LIMIT = 1000;
+
+const SharedRunsQuery = z.object({ id: z.union([z.guid(), z.array(z.guid())]).optional() });
+
+/**
+ * The JS SDK's `listSharedRuns` (0.12) appends its query to the path without a `?`
+ * (`/public/{token}/runsshare_token=…&id=…`): read as the query it meant.
+ */
+export function sdkSharedRunsUrl(req: Request, _res: Response, next: NextFunction): void {
+  const m = /^(\/public\/[^/?]+\/runs)(share_token=[^?/]*)$/.exec(req.url);
+  if (m) req.url = `${m[1]}?${m[2]}`;
+  next();
 }
 
 export function publicRoutes(router: ApiRouter, deps: PublicDeps): void {
@@ -39,6 +57,18 @@ export function publicRoutes(router: ApiRouter, deps: PublicDeps): void {
     async ({ params }) => {
       const { share, run } = await open(params.share_token!);
       return { ...(await traceTree(deps.query, share.tenant_id, run.trace_id)), shared_run_id: run.id };
+    },
+  );
+  router.add(
+    { method: "get", path: "/public/:share_token/runs", tag: "Sharing", summary: "The runs of the shared run's trace (no key needed)", uuidParams: ["share_token"], query: SharedRunsQuery, response: z.array(z.looseObject({ id: z.guid() })) },
+    async ({ params, query }) => {
+      const { share, run } = await open(params.share_token!);
+      const ids = query.id === undefined ? undefined : [query.id].flat();
+      // only the shared trace: other runs of the tenant named by `id` are simply not there
+      const { runs } = await deps.query.listRuns(share.tenant_id, { trace_id: run.trace_id, ids, full: true, order: "asc", limit: SHARED_RUNS_LIMIT });
+      const runIds = runs.map((r) => r.id);
+      const [children, stats] = await Promise.all([deps.query.childRunIds(share.tenant_id, runIds), deps.feedback.statsByRun(share.tenant_id, runIds)]);
+      return runs.map((r) => langsmithRun(r, { child_run_ids: children.get(r.id) ?? [], feedback_stats: stats.get(r.id) ?? {}, share_token: r.id === run.id ? params.share_token : null }));
     },
   );
 }
