@@ -100,8 +100,13 @@ export async function forkBerth<M extends { url: string }>(
   };
 }
 
-export async function startServer(db: BenchDb, env: Record<string, string> = {}): Promise<Server> {
-  const { child, ready, stop } = await forkBerth(["serve", "--config", CONFIG, "--port", "0"], {
+/** `berth serve` on a benchmark database (the examples' config unless another is named). */
+export async function startServer(
+  db: BenchDb,
+  env: Record<string, string> = {},
+  options: { config?: string; execArgv?: string[] } = {},
+): Promise<Server> {
+  const { child, ready, stop } = await forkBerth(["serve", "--config", options.config ?? CONFIG, "--port", "0"], {
     env: {
       ...process.env,
       ...(db.uri ? { DATABASE_URI: db.uri, REDIS_URI } : {}),
@@ -110,6 +115,7 @@ export async function startServer(db: BenchDb, env: Record<string, string> = {})
       LOG_LEVEL: "warn",
       ...env,
     },
+    execArgv: options.execArgv,
   });
   return { url: ready.url, child, stop };
 }

@@ -16,13 +16,12 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
-import { BACKENDS, buildDist, createDb, forkBerth, printTable, ROOT, summary, type BenchDb } from "./lib.js";
+import { BACKENDS, buildDist, createDb, printTable, ROOT, startServer, summary, type BenchDb } from "./lib.js";
 import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
 import { openDatabase } from "../src/shared/db/index.js";
 
 const N = Number(process.env.BENCH_STREAM_N ?? 20);
 const CONFIG = path.join(ROOT, "bench/stream/langgraph.json");
-const REDIS_URI = process.env.BERTH_TEST_REDIS_URI ?? "redis://127.0.0.1:6379";
 const { graph, TOKENS } = await import("./stream/graph.js");
 const input = (i: number) => ({ messages: [{ role: "user", content: `stream ${i}` }] });
 
@@ -126,17 +125,7 @@ async function storedFigures(db: BenchDb) {
 async function server(backend: "pglite" | "postgres") {
   const db = await createDb(backend);
   const execArgv = process.env.BENCH_SERVER_EXEC_ARGV?.split(" ").filter(Boolean) ?? [];
-  const { ready, stop } = await forkBerth<{ url: string }>(["serve", "--config", CONFIG, "--port", "0"], {
-    env: {
-      ...process.env,
-      ...(db.uri ? { DATABASE_URI: db.uri, REDIS_URI } : {}),
-      REDIS_KEY_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
-      BERTH_DATA_DIR: db.dataDir,
-      LOG_LEVEL: "warn",
-    },
-    execArgv,
-  });
-  const url = ready.url;
+  const { url, stop } = await startServer(db, {}, { config: CONFIG, execArgv });
   for (let i = 0; i < 3; i++) await serverStream(url, i); // warm-up
   const c1 = await many(N, 1, (i) => serverStream(url, i));
   const c20 = await many(N, 20, (i) => serverStream(url, i));

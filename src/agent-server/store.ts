@@ -11,7 +11,7 @@
  */
 import type pg from "pg";
 import type { TtlSettings } from "./config/ttl-config.js";
-import { inTransaction } from "./storage/client-transaction.js";
+import { inTransaction } from "../shared/db/index.js";
 import { BerthPostgresStore } from "./storage/postgres-store.js";
 import { IndexedPostgresStore, type StoreIndex } from "./storage/store-index/indexed-store.js";
 

@@ -105,15 +105,33 @@ export function redactUri(uri: string): string {
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query("BEGIN");
-    const result = await fn(client);
+    return await inTransaction(client, () => fn(client));
+  } finally {
+    client.release();
+  }
+}
+
+const inOpenTransaction = new WeakSet<pg.PoolClient>();
+
+/**
+ * Run `work` in a transaction on this client, or in the one already open on it. Transactions
+ * compose this way: e.g. the store's TTL rule and its semantic index each make a put atomic, and
+ * the indexed put calls the TTL put inside its own transaction. A second BEGIN on the same
+ * connection would only warn, and its COMMIT would end the outer transaction early.
+ */
+export async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  if (inOpenTransaction.has(client)) return work();
+  await client.query("BEGIN");
+  inOpenTransaction.add(client);
+  try {
+    const result = await work();
     await client.query("COMMIT");
     return result;
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    inOpenTransaction.delete(client);
   }
 }
 

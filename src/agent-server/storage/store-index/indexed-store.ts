@@ -11,7 +11,7 @@
 import type { Operation, PutOperation, SearchItem } from "@langchain/langgraph-checkpoint";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import pg from "pg";
-import { inTransaction } from "../client-transaction.js";
+import { inTransaction } from "../../../shared/db/index.js";
 import { BerthPostgresStore } from "../postgres-store.js";
 import { ApiError } from "../../../shared/errors.js";
 import { checkNamespace, refreshItems } from "../store-items.js";
