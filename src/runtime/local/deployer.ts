@@ -38,107 +38,29 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import {
   DEFAULT_DEPLOY_DEADLINE_MS,
-  deployTimeoutReason,
   isTerminal,
   nextForSupersede,
   StaleRevisionStatusError,
   transition,
   type RevisionStatus,
 } from "../../control-plane/rules/index.js";
-import { startAgentProcess, type AgentProcess } from "./agent-process.js";
 import { deploymentEnv, inheritedEnv, sandboxedEnv, usesDatabaseServer } from "./env.js";
-import { chownTree, prepareDeploymentDir, type RunAs } from "./isolation.js";
+import { chownTree, prepareDeploymentDir } from "./isolation.js";
 import { checkout } from "./git.js";
 import { detectInstallCommand } from "./install.js";
 import { localImageKeys, nodeShimDir } from "./image-keys.js";
 import { DeploymentProxy } from "./proxy.js";
-import { abortReason, runShell } from "./shell.js";
+import { runShell } from "./shell.js";
+import { Slot } from "./slot.js";
+import { DeployError, Instance, Stopped, type InstanceHooks } from "./supervised-instance.js";
+import type { DeployOptions, DeployResult, LocalDeployerOptions, LocalRevisionSpec, RevisionSink } from "./deploy-types.js";
 
-/** Where a revision's status and logs go; implemented by the control plane (storage). */
-export interface RevisionSink {
-  /**
-   * `from` is the status the deployer last wrote: storage refuses the write with a
-   * `StaleRevisionStatusError` when the control plane has since ended the revision (SKIPPED by a
-   * newer one), and the deployer then drops it quietly.
-   */
-  setStatus(status: RevisionStatus, detail?: { reason?: string; commitSha?: string; from?: RevisionStatus }): Promise<void>;
-  /** Buffered by the implementation; must not throw. */
-  log(type: "build" | "deploy", line: string, level?: "INFO" | "ERROR"): void;
-}
-
-export interface LocalRevisionSpec {
-  deploymentId: string;
-  deploymentName: string;
-  revisionId: string;
-  source: "hosted_git";
-  repoUrl: string;
-  repoRef: string;
-  agentConfigPath: string;
-  installCommand?: string | null;
-  buildCommand?: string | null;
-  /** Plaintext; they become environment variables. */
-  secrets: { name: string; value: string }[];
-  /** Extra environment from the control plane (tracing: LANGSMITH_*; DATABASE_URI when it has Postgres). */
-  env: Record<string, string>;
-  /** Environment of the agent server only, never of install/build commands: its tracing key. */
-  agentEnv?: Record<string, string>;
-  /** This deployment's directory: checkouts under `revisions/`, the shared PGlite under `db/`, HOME under `home/`. */
-  dataDir: string;
-  /**
-   * The revision's number in its deployment (newer is larger). When given, a deploy() only
-   * supersedes older revisions: calls may arrive out of order, and an older revision arriving late
-   * must not skip a newer one (storage has skipped the older one already).
-   */
-  seq?: number;
-  /** The user its processes run as (the control plane runs as root); else the control plane's. */
-  user?: RunAs;
-}
-
-export interface DeployOptions {
-  /** Readiness deadline, counted from DEPLOYING (default 300 s). */
-  deadlineMs?: number;
-  /** Aborting interrupts the revision (→ INTERRUPTED) and stops its work. */
-  signal?: AbortSignal;
-  /** The status the revision has in storage now: CREATING (default) or QUEUED. */
-  initialStatus?: "CREATING" | "QUEUED";
-}
-
-export interface DeployResult {
-  revisionId: string;
-  status: RevisionStatus;
-  commitSha?: string;
-  reason?: string;
-  /** The deployer was stopped (deployment deleted) while this revision was in progress; the sink was not told. */
-  stopped?: boolean;
-}
-
-export interface LocalDeployerOptions {
-  deploymentId: string;
-  /** Address of the proxy and the agent processes (default 127.0.0.1). */
-  host?: string;
-  /** The proxy's port: 0 (default) picks one; pass the remembered one to keep the URL across control plane restarts. */
-  port?: number;
-  /** How long the proxy holds a request while no process is ready (swap, restart), default 30 s. */
-  holdMs?: number;
-  /** SIGTERM → SIGKILL grace when stopping an agent process (default 30 s). */
-  stopGraceMs?: number;
-  /** How long a replaced process may finish requests in flight through the proxy before SIGTERM (default 10 s). */
-  drainMs?: number;
-  /** Limit of each build step: checkout, install, build (default 30 min). */
-  buildTimeoutMs?: number;
-  restartBackoff?: { initialMs?: number; maxMs?: number; resetAfterMs?: number };
-  /** The command that runs berth (default: this package's bin/berth.js with this Node). */
-  command?: { file: string; args: string[] };
-  /** The environment deployments inherit from (default: an allowlist of process.env, see env.ts). */
-  inheritEnv?: NodeJS.ProcessEnv;
-}
+export type { DeployOptions, DeployResult, LocalDeployerOptions, LocalRevisionSpec, RevisionSink } from "./deploy-types.js";
 
 export class IllegalTransitionError extends Error {}
 class SinkError extends Error {}
 class BuildError extends Error {}
-class DeployError extends Error {}
 class Superseded extends Error {}
-class Stopped extends Error {}
 class Interrupted extends Error {}
 
 const noop = () => undefined;
@@ -159,197 +81,6 @@ class Job {
   }
   get signal(): AbortSignal {
     return this.controller.signal;
-  }
-}
-
-/** A FIFO lock whose waiters can give up (a skipped revision stops waiting). */
-class Slot {
-  private busy = false;
-  private readonly waiters: (() => void)[] = [];
-
-  acquire(signal: AbortSignal): Promise<() => void> {
-    return new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(abortReason(signal));
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        const next = this.waiters.shift();
-        if (next) next();
-        else this.busy = false;
-      };
-      if (!this.busy) {
-        this.busy = true;
-        return resolve(release);
-      }
-      const grant = () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(release);
-      };
-      const onAbort = () => {
-        const i = this.waiters.indexOf(grant);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(abortReason(signal));
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiters.push(grant);
-    });
-  }
-}
-
-interface InstanceHooks {
-  up(inst: Instance): void;
-  down(inst: Instance): void;
-}
-
-/**
- * A revision's agent server under supervision: one process at a time, restarted with backoff
- * when it dies unexpectedly, until retired.
- */
-class Instance {
-  proc?: AgentProcess;
-  retired = false;
-  restarts = 0;
-  private attempt = 0;
-  private timer?: NodeJS.Timeout;
-  private stableTimer?: NodeJS.Timeout;
-  private starting?: AbortController;
-  private readonly tail: string[] = [];
-
-  constructor(
-    readonly revisionId: string,
-    readonly spec: LocalRevisionSpec,
-    readonly sink: RevisionSink,
-    readonly configPath: string,
-    readonly env: Record<string, string>,
-    private readonly d: { opts: LocalDeployerOptions; inherit: NodeJS.ProcessEnv; muted: () => boolean; hooks: InstanceHooks; deadlineMs: number; node?: string },
-  ) {}
-
-  get url(): string | undefined {
-    return this.proc?.url;
-  }
-
-  log(line: string, level: "INFO" | "ERROR" = "INFO"): void {
-    if (this.d.muted()) return;
-    try {
-      this.sink.log("deploy", line, level);
-    } catch {
-      // a sink must not throw; if it does, the log line is lost, not the deployment
-    }
-  }
-
-  /** Spawn a process and wait until it is healthy (or fail, leaving nothing running). */
-  async startOnce(deadlineMs: number, signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    this.tail.length = 0;
-    const proc = await startAgentProcess({
-      configPath: this.configPath,
-      dataDir: path.join(this.spec.dataDir, "db"),
-      env: this.env,
-      inheritEnv: this.d.inherit,
-      user: this.spec.user,
-      host: this.d.opts.host,
-      command: this.d.opts.command,
-      node: this.d.node,
-      log: (line, stream) => {
-        this.tail.push(line);
-        if (this.tail.length > 5) this.tail.shift();
-        this.log(line, stream === "stderr" || /"level":(50|60)\b/.test(line) ? "ERROR" : "INFO");
-      },
-    });
-    this.proc = proc;
-    this.log(`started berth serve (pid ${proc.pid}) for ${path.relative(path.join(this.spec.dataDir, "revisions", this.revisionId, "src"), this.configPath)}`);
-    const started = Date.now();
-    let onAbort: (() => void) | undefined;
-    try {
-      const aborted = new Promise<never>((_, reject) => {
-        onAbort = () => reject(abortReason(signal!));
-        signal?.addEventListener("abort", onAbort, { once: true });
-      });
-      aborted.catch(noop);
-      await Promise.race([proc.waitHealthy(deadlineMs), aborted]);
-      this.log(`healthy after ${((Date.now() - started) / 1000).toFixed(1)} s at ${proc.url}`);
-    } catch (err) {
-      await proc.stop(this.d.opts.stopGraceMs ?? 30_000);
-      const message = (err as Error).message;
-      if (signal?.aborted) throw err;
-      if (message.startsWith("Timeout:")) throw new DeployError(deployTimeoutReason(deadlineMs));
-      const last = this.tail.filter((l) => !l.startsWith("{")).slice(-3);
-      throw new DeployError(last.length ? `${message}: ${last.join(" | ")}` : message);
-    } finally {
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /** Watch the current process; an exit that nobody asked for starts the restart loop. */
-  supervise(): void {
-    const proc = this.proc;
-    if (!proc || this.retired) return;
-    const resetAfter = this.d.opts.restartBackoff?.resetAfterMs ?? 60_000;
-    clearTimeout(this.stableTimer);
-    this.stableTimer = setTimeout(() => (this.attempt = 0), resetAfter);
-    this.stableTimer.unref();
-    void proc.exited.then((code) => {
-      if (this.retired || this.proc !== proc) return;
-      clearTimeout(this.stableTimer);
-      const how = code === null ? `was killed (${proc.child.signalCode ?? "signal"})` : `exited with code ${code}`;
-      this.log(`the agent server (pid ${proc.pid}) ${how} unexpectedly`, "ERROR");
-      this.d.hooks.down(this);
-      this.scheduleRestart();
-    });
-  }
-
-  private scheduleRestart(): void {
-    if (this.retired) return;
-    const initial = this.d.opts.restartBackoff?.initialMs ?? 1000;
-    const max = this.d.opts.restartBackoff?.maxMs ?? 30_000;
-    const delay = Math.min(initial * 2 ** this.attempt, max);
-    this.attempt++;
-    this.log(`restarting in ${delay / 1000} s (attempt ${this.attempt})`);
-    this.timer = setTimeout(() => void this.restart(), delay);
-  }
-
-  private async restart(): Promise<void> {
-    if (this.retired) return;
-    const ctl = (this.starting = new AbortController());
-    try {
-      await this.startOnce(this.d.deadlineMs, ctl.signal);
-    } catch (err) {
-      if (this.retired) return;
-      this.log(`restart failed: ${(err as Error).message}`, "ERROR");
-      this.scheduleRestart();
-      return;
-    } finally {
-      if (this.starting === ctl) this.starting = undefined;
-    }
-    if (this.retired) return;
-    this.restarts++;
-    this.d.hooks.up(this);
-    this.supervise();
-  }
-
-  /** Bring a retired revision's process back (after a failed PGlite swap), through the restart loop. */
-  revive(): void {
-    this.retired = false;
-    this.attempt = 0;
-    this.timer = setTimeout(() => void this.restart(), 0);
-  }
-
-  /** Stop supervising and stop the process: requests in flight through `proxy` may finish first (at most `drainMs`). */
-  async retire(proxy: DeploymentProxy | undefined, drainMs: number): Promise<void> {
-    this.retired = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.stableTimer);
-    this.starting?.abort(new Stopped("retired"));
-    const proc = this.proc;
-    if (!proc) return;
-    if (proxy && drainMs > 0) {
-      const drained = await proxy.retire(proc.url, drainMs);
-      if (!drained) this.log(`requests still in flight after ${drainMs / 1000} s; stopping anyway`);
-    }
-    this.log(`stopping the agent server (pid ${proc.pid}) gracefully`);
-    await proc.stop(this.d.opts.stopGraceMs ?? 30_000);
-    if (proxy) await proxy.retire(proc.url, 0);
   }
 }
 
