@@ -9,7 +9,7 @@ import { countChanges, diffValues, formatPath } from "../../src/console/studio/t
 import { asMessages } from "../../src/console/studio/threads/messages";
 import { a2aContextId, buildSearchQuery, emptyForm, parseJsonObject, parseMetadataFilter } from "../../src/console/studio/threads/search";
 import { containerIds, flattenState, isMoreRow, pathId, summarize, toggle, type TreeRow } from "../../src/console/studio/threads/state-tree";
-import { firstPage, historyQuery, newer, older, summarizeCheckpoint, toPage } from "../../src/console/studio/threads/timeline";
+import { firstPage, historyQuery, newer, older, parentsOf, summarizeCheckpoint, toPage } from "../../src/console/studio/threads/timeline";
 
 const treeRows = (rows: ReturnType<typeof flattenState>) => rows.filter((r): r is TreeRow => !isMoreRow(r));
 
@@ -145,6 +145,21 @@ describe("history paging", () => {
       tasks: [{ id: "x", name: "tools", error: null, interrupts: [{ value: "ok?" }], checkpoint: null, state: null }],
     });
     expect(s).toEqual({ checkpointId: "c1", step: 2, source: "update", writers: ["agent"], next: ["tools"], runId: "r1", createdAt: "2026-01-01T00:00:00Z", edited: true, interrupted: true });
+  });
+
+  it("reads a loop checkpoint's writers from its parent's next when metadata.writes is gone (LangGraph.js 1.x)", () => {
+    const cp = (id: string, parent: string | null, next: string[], source = "loop") => ({
+      checkpoint: { thread_id: "t", checkpoint_ns: "", checkpoint_id: id, checkpoint_map: null },
+      parent_checkpoint: parent ? { thread_id: "t", checkpoint_ns: "", checkpoint_id: parent, checkpoint_map: null } : null,
+      metadata: { source, step: 0 },
+      next,
+      created_at: null,
+      tasks: [],
+    });
+    const history = [cp("c3", "c2", [], "update"), cp("c2", "c1", []), cp("c1", "c0", ["agent"]), cp("c0", null, ["__start__"], "input")];
+    const parents = parentsOf(history);
+    expect([...parents].map(([k, v]) => [k, v.checkpoint.checkpoint_id])).toEqual([["c3", "c2"], ["c2", "c1"], ["c1", "c0"]]);
+    expect(history.map((s) => summarizeCheckpoint(s, parents.get(s.checkpoint.checkpoint_id)).writers)).toEqual([[], ["agent"], [], []]);
   });
 });
 

@@ -23,6 +23,7 @@ export function CheckpointPanel({
   assistantId,
   graphId,
   state,
+  parent,
   onOpenTrace,
   onChanged,
 }: {
@@ -31,11 +32,13 @@ export function CheckpointPanel({
   assistantId: string;
   graphId: string;
   state: ThreadState;
+  /** Its parent checkpoint when known (it tells which nodes wrote this one). */
+  parent?: ThreadState;
   onOpenTrace?: (runId: string) => void;
   /** Something new was written: the new checkpoint's id, when there is one to open. */
   onChanged: (newCheckpointId?: string) => void;
 }) {
-  const c = summarizeCheckpoint(state);
+  const c = summarizeCheckpoint(state, parent);
   const nodes = useNodeNames(client, assistantId);
   const [edit, setEdit] = useState(() => JSON.stringify(state.values ?? {}, null, 2));
   const [asNode, setAsNode] = useState(c.writers[0] ?? "");

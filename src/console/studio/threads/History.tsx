@@ -46,11 +46,16 @@ export function History({
       // two at most: ticking a third replaces the older pick
       return [...c, s].slice(-2);
     });
-  /** After an edit or a fork: back to the newest page, the new checkpoint opened when given. */
+  /**
+   * After an edit or a fork: back to the newest page. An edit's new checkpoint is opened; after a
+   * fork the checkpoint it started from stays open, with the fork's run and trace link.
+   */
   const changed = (newCheckpointId?: string) => {
     setPaging(firstPage(paging.pageSize));
-    setOpened(undefined);
-    setOpenId(newCheckpointId);
+    if (newCheckpointId) {
+      setOpened(undefined);
+      setOpenId(newCheckpointId);
+    }
     page.reload();
     onChanged();
   };
@@ -84,6 +89,7 @@ export function History({
             assistantId={assistantId}
             graphId={graphId}
             state={shown}
+            parent={page.data?.items.find((s) => s.checkpoint.checkpoint_id === shown.parent_checkpoint?.checkpoint_id)}
             onOpenTrace={onOpenTrace}
             onChanged={changed}
           />

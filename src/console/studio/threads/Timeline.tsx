@@ -2,7 +2,7 @@
 import type { ThreadState } from "@langchain/langgraph-sdk";
 import { fmtTime } from "../../format";
 import { TraceLink } from "./TraceLink";
-import { summarizeCheckpoint } from "./timeline";
+import { parentsOf, summarizeCheckpoint } from "./timeline";
 
 export function Timeline({
   items,
@@ -26,11 +26,12 @@ export function Timeline({
   onOlder?: () => void;
 }) {
   if (!items.length) return <p className="empty">No checkpoints.</p>;
+  const parents = parentsOf(items);
   return (
     <>
       <ol className="tt-timeline" aria-label="Checkpoints">
         {items.map((s) => {
-          const c = summarizeCheckpoint(s);
+          const c = summarizeCheckpoint(s, parents.get(s.checkpoint.checkpoint_id ?? ""));
           const label = `Checkpoint ${c.step ?? "?"} ${c.checkpointId}`;
           return (
             <li key={c.checkpointId} className={`tt-cp${c.checkpointId === openId ? " tt-open" : ""}${c.edited ? " tt-edited" : ""}`} aria-label={label} data-checkpoint={c.checkpointId}>

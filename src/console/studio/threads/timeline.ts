@@ -45,7 +45,7 @@ export interface CheckpointSummary {
   checkpointId: string;
   step?: number;
   source?: string;
-  /** Nodes whose writes made this checkpoint (keys of metadata.writes). */
+  /** Nodes whose writes made this checkpoint: metadata.writes keys, else its parent's `next` (see below). */
   writers: string[];
   next: string[];
   runId?: string;
@@ -55,10 +55,17 @@ export interface CheckpointSummary {
   interrupted: boolean;
 }
 
-/** What a timeline entry says about one checkpoint. */
-export function summarizeCheckpoint(s: Pick<ThreadState, "checkpoint" | "metadata" | "next" | "created_at" | "tasks">): CheckpointSummary {
+type Summarized = Pick<ThreadState, "checkpoint" | "metadata" | "next" | "created_at" | "tasks">;
+
+/**
+ * What a timeline entry says about one checkpoint. LangGraph.js 1.x no longer records
+ * `metadata.writes`, so the nodes that wrote a checkpoint of the run loop are read from its parent:
+ * the nodes the parent had next are the ones that ran.
+ */
+export function summarizeCheckpoint(s: Summarized, parent?: Pick<ThreadState, "next">): CheckpointSummary {
   const m = (s.metadata ?? {}) as Record<string, unknown>;
-  const writes = m.writes && typeof m.writes === "object" ? Object.keys(m.writes as object) : [];
+  const recorded = m.writes && typeof m.writes === "object" ? Object.keys(m.writes as object) : [];
+  const writes = recorded.length ? recorded : m.source === "loop" && parent ? parent.next.filter((n) => n !== "__start__") : [];
   return {
     checkpointId: s.checkpoint.checkpoint_id ?? "",
     ...(typeof m.step === "number" ? { step: m.step } : {}),
@@ -70,4 +77,15 @@ export function summarizeCheckpoint(s: Pick<ThreadState, "checkpoint" | "metadat
     edited: m.source === "update",
     interrupted: (s.tasks ?? []).some((t) => (t.interrupts ?? []).length > 0),
   };
+}
+
+/** The parent of each state among `states` (by parent_checkpoint id), for summarizeCheckpoint. */
+export function parentsOf<T extends Pick<ThreadState, "checkpoint" | "parent_checkpoint">>(states: readonly T[]): Map<string, T> {
+  const byId = new Map(states.map((s) => [s.checkpoint.checkpoint_id ?? "", s]));
+  const out = new Map<string, T>();
+  for (const s of states) {
+    const parent = s.parent_checkpoint?.checkpoint_id ? byId.get(s.parent_checkpoint.checkpoint_id) : undefined;
+    if (parent) out.set(s.checkpoint.checkpoint_id ?? "", parent);
+  }
+  return out;
 }
