@@ -23,14 +23,14 @@ export function ThreadList({
   const [form, setForm] = useState<SearchForm>(emptyForm);
   const [page, setPage] = useState(0);
   const query = buildSearchQuery(form, graphId, page);
-  const draftError = buildSearchQuery(draft, graphId, 0);
+  const draftQuery = buildSearchQuery(draft, graphId, 0);
   const list = useLoad<Thread[]>(
     (signal) => (query.ok ? client.threads.search({ ...query.value, signal }) : Promise.resolve([])),
     [client, JSON.stringify(query), refreshKey],
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!draftError.ok) return;
+    if (!draftQuery.ok) return;
     setForm(draft);
     setPage(0);
   };
@@ -54,7 +54,7 @@ export function ThreadList({
           <input
             value={draft.metadata}
             placeholder="key=value, … or {JSON}"
-            aria-invalid={!draftError.ok}
+            aria-invalid={!draftQuery.ok}
             onChange={(e) => setDraft({ ...draft, metadata: e.target.value })}
           />
         </label>
@@ -62,14 +62,14 @@ export function ThreadList({
           <input type="checkbox" checked={draft.thisGraphOnly} onChange={(e) => setDraft({ ...draft, thisGraphOnly: e.target.checked })} />
           only graph {graphId}
         </label>
-        <button type="submit" disabled={!draftError.ok}>
+        <button type="submit" disabled={!draftQuery.ok}>
           Search
         </button>
         <button type="button" onClick={list.reload}>
           Refresh
         </button>
       </form>
-      {!draftError.ok ? <p className="error" role="alert">{draftError.error}</p> : null}
+      {!draftQuery.ok ? <p className="error" role="alert">{draftQuery.error}</p> : null}
       {list.error ? <p className="error" role="alert">Could not list threads: {errorText(list.error)}</p> : null}
       {list.loading && !list.data ? <p className="loading" role="status">Loading threads…</p> : null}
       {list.data && !threads.length ? <p className="empty">No threads match.</p> : null}

@@ -25,8 +25,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: read
       (error: unknown) => !ctl.signal.aborted && setState({ error, loading: false }),
     );
     return () => ctl.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, tick]);
+  }, [...deps, tick]); // the caller lists what `load` depends on, as with useEffect
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
 }
