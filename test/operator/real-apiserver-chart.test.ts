@@ -38,7 +38,7 @@ const OPERATOR_USES: [verb: string, resource: string][] = [
   ["patch", "agentdeployments.berth.dev"], // finalizer (JSON patch)
   ["patch", "agentdeployments.berth.dev/status"],
   ...["deployments.apps", "statefulsets.apps", "services", "secrets"].flatMap((r) => ["get", "list", "watch", "create", "patch"].map((v): [string, string] => [v, r])),
-  ...["list", "watch", "create", "patch", "delete"].map((v): [string, string] => [v, "horizontalpodautoscalers.autoscaling"]),
+  ...["get", "list", "watch", "create", "patch", "delete"].map((v): [string, string] => [v, "horizontalpodautoscalers.autoscaling"]),
   ["deletecollection", "persistentvolumeclaims"],
   ["create", "events"],
 ];
@@ -62,6 +62,9 @@ const LISTENER_USES: [string, string][] = [
   ["list", "pods"],
   ["get", "pods/log"],
 ];
+/** Granted without being called: blockOwnerDeletion on children needs it where OwnerReferencesPermissionEnforcement is on. */
+const OPERATOR_EXTRA: [string, string][] = [["update", "agentdeployments.berth.dev/finalizers"]];
+
 /** Things neither may do (least privilege, also checked by the real authorizer). */
 const NEVER: [verb: string, resource: string, namespace: string | undefined][] = [
   ["get", "secrets", "kube-system"],
@@ -178,6 +181,25 @@ describe.skipIf(!kube.available)("real kube-apiserver: helm install, server-side
     // it writes CRs, never the operator's children
     for (const [verb, res] of [["patch", "deployments.apps"], ["patch", "agentdeployments.berth.dev/status"], ["update", "agentdeployments.berth.dev/status"]] as const) if ((await canI(verb, res, AGENTS[0], sa)) === "yes") allowed.push(`${verb} ${res}`);
     expect(allowed).toEqual([]);
+  });
+
+  it("grants nothing either does not use (the Roles on the server, rule by rule)", async () => {
+    const granted = async (role: string, ns: string) => {
+      const r = await cp.rest.request<{ rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }>("GET", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles/${role}`);
+      return r.rules.flatMap((rule) =>
+        rule.apiGroups.flatMap((g) =>
+          rule.resources.flatMap((res) => {
+            const [plural, sub] = res.split("/");
+            return rule.verbs.map((v) => `${v} ${plural}${g ? `.${g}` : ""}${sub ? `/${sub}` : ""}`);
+          }),
+        ),
+      );
+    };
+    const key = ([v, r]: [string, string]) => `${v} ${r}`;
+    const unused = (got: string[], uses: [string, string][]) => got.filter((g) => !uses.map(key).includes(g));
+    expect(unused(await granted("berth-operator", AGENTS[0]!), [...OPERATOR_USES, ...OPERATOR_EXTRA])).toEqual([]);
+    expect(unused(await granted("berth-operator-leader-election", NS), OPERATOR_LEASE_USES)).toEqual([]);
+    expect(unused(await granted("berth-control-plane", AGENTS[0]!), LISTENER_USES)).toEqual([]);
   });
 
   it("answers the same through kubectl auth can-i --as (subresources with --subresource)", async () => {
