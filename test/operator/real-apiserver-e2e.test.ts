@@ -176,8 +176,9 @@ describe.skipIf(!kube.available)("Kubernetes end to end on a real API server", (
     const rss = (await list(`/apis/apps/v1/namespaces/${NS}/replicasets`)).filter((rs) => rs.metadata.ownerReferences?.[0]?.uid === apiDep.metadata.uid);
     const byImage = Object.fromEntries(rss.map((rs) => [rs.spec.template.spec.containers[0].image, rs.spec.replicas]));
     expect(byImage).toEqual({ "registry.example.com/acme/support-bot:1.0": 0, "registry.example.com/acme/support-bot:1.1": 1, "evil.example.com/miner:1": 0 });
-    const metrics = await (await fetch(`${leader()!.url}/metrics`)).text();
-    expect(metrics).toMatch(/berth_operator_watch_restarts_total\{kind="[^"]+"\} [1-9]/);
+    // No assertion on berth_operator_watch_restarts_total here: a kube-apiserver stopping gracefully ends its watch
+    // streams cleanly, and client-node's ListWatch re-watches without an error, so the counter (errors only) may
+    // stay 0 — the rollout above arriving through the re-established watches is the proof.
   });
 
   // NOT YET PASSING on the real server (issue 17): after the leader's close() the standby is not leader within 60 s.
