@@ -76,15 +76,16 @@ bench-operator: build
 bench-console: build
 	node --import tsx bench/console.ts $(BENCH_CONSOLE_FLAGS)
 
-## Build (or reuse) the real Kubernetes control plane the test-kube suites run on: kube-apiserver and
-## kube-controller-manager from Debian's kubernetes source package, etcd from etcd-server; cached in
-## ~/.cache/berth/kube, so only a new machine pays the build.
+## Build (or reuse) the real Kubernetes control plane the real-API-server suites run on (part of `make test`;
+## .ci/run calls this first): kube-apiserver and kube-controller-manager from Debian's kubernetes source
+## package, etcd from etcd-server; cached in ~/.cache/berth/kube, so only a new machine pays the build.
 kube-control-plane:
 	nice -n 10 scripts/kube-control-plane.sh build
 
-## The suites on a real kube-apiserver + kube-controller-manager (one private cluster per file; see README).
+## Only the suites on a real kube-apiserver + kube-controller-manager (one private cluster per file; see README);
+## `make test` runs them too.
 test-kube: $(NODE_MODULES) kube-control-plane
-	npx vitest run --config vitest.kube.config.ts $(VITEST_FLAGS)
+	npx vitest run test/operator/real-apiserver $(VITEST_FLAGS)
 
 ## End-to-end on a kind cluster: builds the image, helm-installs charts/berth, runs vitest.kind.config.ts, deletes
 ## the cluster. Without a Docker engine or kind it says so and succeeds. BERTH_KIND_KEEP=1 keeps the cluster.

@@ -4,9 +4,10 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "test/**/*.test.tsx", "src/**/*.test.ts"],
     // test/kind needs a real cluster: `make e2e-kind` runs it with vitest.kind.config.ts. The
-    // real-API-server suites need kube-apiserver built from Debian's sources (`make test-kube`, see
-    // vitest.kube.config.ts): not in `make test` until CI builds it reliably on a fresh machine.
-    exclude: [...configDefaults.exclude, "test/kind/**", "test/operator/real-apiserver*.test.ts"],
+    // real-API-server suites (test/operator/real-apiserver*) are ordinary files here: they start a private
+    // kube-apiserver from binaries `scripts/kube-control-plane.sh build` caches outside the clone (.ci/run
+    // builds them), skip with the reason where they are not built, and fail instead with CI=true.
+    exclude: [...configDefaults.exclude, "test/kind/**"],
     // Hang guards, not expectations: on a loaded machine starting `berth serve` from source alone
     // can take tens of seconds. Tests wait on effects and return as soon as they hold.
     testTimeout: 180_000,

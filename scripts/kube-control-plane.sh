@@ -291,13 +291,17 @@ cmd_start() {
 
   if [ "${BERTH_KUBE_CONTROLLERS:-1}" != 0 ]; then
     # Only the controllers a test cluster without nodes needs; no insecure/secure port (parallel clusters).
+    # --use-service-account-credentials: each controller acts as its own ServiceAccount (system:controller:*
+    # roles), as kubeadm runs it. With it off, every controller acts as system:kube-controller-manager, whose
+    # bootstrap role grants none of the controllers' rights: the Deployment controller was refused creating
+    # ReplicaSets, so no pod ever existed and the first deploy never became DEPLOYED.
     setsid "$bin/kube-controller-manager" \
       --kubeconfig "$dir/controller-manager.kubeconfig" \
       --authentication-kubeconfig "$dir/controller-manager.kubeconfig" --authorization-kubeconfig "$dir/controller-manager.kubeconfig" \
       --bind-address 127.0.0.1 --port 0 --secure-port 0 --leader-elect=false \
       --controllers "${BERTH_KUBE_CONTROLLER_LIST:-deployment,replicaset,statefulset,garbagecollector,namespace,serviceaccount,serviceaccount-token,horizontalpodautoscaling,job,persistentvolume-binder,pvc-protection}" \
       --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
-      --use-service-account-credentials=false \
+      --use-service-account-credentials=true \
       --concurrent-gc-syncs 5 --horizontal-pod-autoscaler-sync-period 5s \
       --logtostderr=true --v=0 >"$dir/logs/kube-controller-manager.log" 2>&1 </dev/null &
     echo $! >"$dir/kube-controller-manager.pid"

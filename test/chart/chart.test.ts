@@ -134,36 +134,32 @@ const EXISTING_SECRETS = {
 
 // ---------- RBAC, as documented in charts/berth/README.md ----------
 
-const CRUD = ["get", "list", "watch", "create", "update", "patch", "delete"];
-const READ = ["get", "list", "watch"];
+/** What server-side apply of a watched kind needs: its informer (list, watch), a read, and the apply (patch; create). */
+const APPLIED = ["get", "list", "watch", "create", "patch"];
 type Rules = Record<string, string[]>;
 
 const OPERATOR_RULES: Rules = {
-  "berth.dev/agentdeployments": ["get", "list", "watch", "update", "patch"],
-  "berth.dev/agentdeployments/status": ["get", "update", "patch"],
+  "berth.dev/agentdeployments": ["get", "list", "watch", "patch"],
+  "berth.dev/agentdeployments/status": ["patch"],
   "berth.dev/agentdeployments/finalizers": ["update"],
-  "apps/deployments": CRUD,
-  "apps/statefulsets": CRUD,
-  "core/services": CRUD,
-  "core/secrets": CRUD,
-  "autoscaling/horizontalpodautoscalers": CRUD,
-  "core/persistentvolumeclaims": ["get", "list", "delete", "deletecollection"],
-  "core/pods": READ,
-  "core/events": ["create", "patch"],
+  "apps/deployments": APPLIED,
+  "apps/statefulsets": APPLIED,
+  "core/services": APPLIED,
+  "core/secrets": APPLIED,
+  "autoscaling/horizontalpodautoscalers": [...APPLIED, "delete"],
+  "core/persistentvolumeclaims": ["deletecollection"],
+  "core/events": ["create"],
 };
 const LEADER_ELECTION_RULES: Rules = {
   "coordination.k8s.io/leases": ["get", "create", "update"],
-  "core/events": ["create", "patch"],
 };
 const CONTROL_PLANE_RULES: Rules = {
   "berth.dev/agentdeployments": ["get", "list", "watch", "create", "patch", "delete"],
-  "berth.dev/agentdeployments/status": ["get"],
-  "core/secrets": CRUD,
-  "core/configmaps": CRUD,
-  "batch/jobs": ["get", "list", "watch", "create", "delete"],
-  "core/pods": READ,
+  "core/secrets": ["get", "list", "create", "patch", "delete"],
+  "core/configmaps": ["get", "list", "create", "patch", "delete"],
+  "batch/jobs": ["get", "list", "create", "delete"],
+  "core/pods": ["list"],
   "core/pods/log": ["get"],
-  "core/events": ["create", "patch"],
 };
 
 /** group/resource → sorted verbs; refuses wildcards, resourceNames and non-resource URLs. */

@@ -19,6 +19,8 @@ export interface InformerOptions {
   logger: Logger;
   /** Backoff after an error: doubles from min to max (ms), with jitter; reset by a successful list. */
   backoff?: BackoffPolicy;
+  /** What to change when the list is forbidden (logged with the 403); the operator's RBAC by default. */
+  forbiddenHint?: string;
   /** Called each time the watch is restarted after an error, with the delay before the restart. */
   onRestart?: (delayMs: number, err: unknown) => void;
 }
@@ -116,7 +118,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const status = (err as { status?: number; code?: number })?.status ?? (err as { code?: number })?.code;
     const fields = { err: String((err as Error)?.message ?? err), kind: this.o.kind, apiVersion: this.o.apiVersion, namespace: this.o.namespace, retryInMs: delay };
     // Forbidden or not served: no retry fixes that by itself — say so loudly, with what to change.
-    if (status === 403) this.o.logger.error({ ...fields, hint: "grant the operator's service account list and watch on it (see charts/berth/templates/_rbac.tpl)" }, "watch forbidden by RBAC; retrying");
+    if (status === 403) this.o.logger.error({ ...fields, hint: this.o.forbiddenHint ?? "grant the operator's service account list and watch on it (see charts/berth/templates/_rbac.tpl)" }, "watch forbidden by RBAC; retrying");
     else if (status === 404) this.o.logger.error(fields, "kind not served by this API server; retrying");
     else this.o.logger.warn(fields, "watch failed; restarting");
     clearTimeout(this.timer);

@@ -57,7 +57,12 @@ export class StatusObserver {
     if (this.informers.length > 0) return;
     const scopes = this.o.watchNamespaces?.length ? this.o.watchNamespaces : [undefined];
     for (const namespace of scopes) {
-      const inf = new Informer<AdObject>(this.o.rest.kubeConfig, this.o.rest, { apiVersion: API_VERSION, kind: KIND, namespace, labelSelector: MANAGED_SELECTOR, logger: this.o.logger });
+      // Without BERTH_K8S_NAMESPACES it lists every namespace, which a namespaced Role (the chart's
+      // k8sListener.namespaces) forbids: no status would ever reach a revision, so say what to change.
+      const forbiddenHint = namespace
+        ? `grant the control plane's service account list and watch on agentdeployments.berth.dev in namespace ${namespace}`
+        : "the control plane watches AgentDeployments in every namespace: grant its service account a ClusterRole for that, or set BERTH_K8S_NAMESPACES to the namespaces it has a Role in";
+      const inf = new Informer<AdObject>(this.o.rest.kubeConfig, this.o.rest, { apiVersion: API_VERSION, kind: KIND, namespace, labelSelector: MANAGED_SELECTOR, logger: this.o.logger, forbiddenHint });
       inf.on("add", (cr) => this.saw(cr));
       inf.on("update", (cr) => this.saw(cr));
       this.informers.push(inf);
