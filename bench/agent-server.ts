@@ -84,7 +84,10 @@ async function measure(url: string) {
   const one = await createThread(url);
   const t0 = performance.now();
   const runs = await Promise.all(
-    Array.from({ length: ONE_THREAD_RUNS }, (_, i) => post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i) })),
+    // enqueue said explicitly: the LangGraph.js server's default strategy is reject
+    Array.from({ length: ONE_THREAD_RUNS }, (_, i) =>
+      post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i), multitask_strategy: "enqueue" }),
+    ),
   );
   for (const r of runs) await (await getOnce(`${url}/threads/${one}/runs/${r.run_id}/join`)).text();
   const oneThreadMs = performance.now() - t0;
