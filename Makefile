@@ -42,7 +42,8 @@ $(BUILD_STAMP): $(NODE_MODULES) $(BUILD_INPUTS)
 	npm run build --silent
 	@touch $@
 
-## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default; BENCH_PEER_URL=<LangGraph.js dev server> adds the peer.
+## Agent server benchmark (prints a table). BENCH_BACKENDS=pglite,postgres by default; BENCH_PEER_URL=<LangGraph.js dev server> adds the peer
+## (scripts/bench-peer.sh installs it outside the clone and serves the benches' graphs; bench/streaming.ts takes BENCH_PEER_URL too).
 bench: build
 	node --import tsx bench/agent-server.ts
 

@@ -18,7 +18,7 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { BACKENDS, N, buildDist, createDb, input, pool, post, printTable, rssMb, startServer, summary } from "./lib.js";
+import { BACKENDS, N, buildDist, createDb, getOnce, input, pool, post, printTable, rssMb, startServer, summary } from "./lib.js";
 import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
 import { openDatabase } from "../src/shared/db/index.js";
 
@@ -61,7 +61,7 @@ async function createThread(url: string): Promise<string> {
 }
 async function createAndJoin(url: string, threadId: string, i: number): Promise<void> {
   const run = await post<{ run_id: string }>(`${url}/threads/${threadId}/runs`, { assistant_id: "chat", input: input(i) });
-  const res = await fetch(`${url}/threads/${threadId}/runs/${run.run_id}/join`);
+  const res = await getOnce(`${url}/threads/${threadId}/runs/${run.run_id}/join`);
   if (!res.ok) throw new Error(`join: ${res.status}`);
   await res.text();
 }
@@ -84,9 +84,12 @@ async function measure(url: string) {
   const one = await createThread(url);
   const t0 = performance.now();
   const runs = await Promise.all(
-    Array.from({ length: ONE_THREAD_RUNS }, (_, i) => post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i) })),
+    // enqueue said explicitly: the LangGraph.js server's default strategy is reject
+    Array.from({ length: ONE_THREAD_RUNS }, (_, i) =>
+      post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i), multitask_strategy: "enqueue" }),
+    ),
   );
-  for (const r of runs) await (await fetch(`${url}/threads/${one}/runs/${r.run_id}/join`)).text();
+  for (const r of runs) await (await getOnce(`${url}/threads/${one}/runs/${r.run_id}/join`)).text();
   const oneThreadMs = performance.now() - t0;
   return { latency: summary(lat), c10, c50, oneThreadMs };
 }

@@ -135,6 +135,22 @@ export async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
+/**
+ * GET that is tried again when the connection was reset: a server may close a kept-alive socket
+ * just as the client reuses it (the LangGraph.js dev server does under load), and a GET is safe
+ * to repeat. Anything else (an HTTP error status included) is the caller's.
+ */
+export async function getOnce(url: string): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fetch(url);
+    } catch (err) {
+      const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+      if (attempt >= 2 || (code !== "ECONNRESET" && code !== "UND_ERR_SOCKET")) throw err;
+    }
+  }
+}
+
 export const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 export async function post<T>(url: string, body: unknown): Promise<T> {
   const res = await fetch(url, json(body));

@@ -10,6 +10,10 @@
  * - what the durable event log holds afterwards: rows per run and bytes stored per token
  *   (pg_column_size of the rows / tokens).
  *
+ * With BENCH_PEER_URL (a LangGraph.js dev server serving the same graph as `tokens`; see
+ * scripts/bench-peer.sh), the same client measures the peer once, and its figures are printed
+ * next to each backend's (the peer's own storage is in memory: it has no stored-bytes figure).
+ *
  * Usage: node --import tsx bench/streaming.ts   (BENCH_BACKENDS=pglite,postgres  BENCH_STREAM_N=20
  * BENCH_TOKENS=1000; BENCH_SERVER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server)
  */
@@ -122,13 +126,19 @@ async function storedFigures(db: BenchDb) {
   }
 }
 
+/** What the client sees of a server (Berth or the peer): c=1, then c=20. */
+async function measure(url: string) {
+  for (let i = 0; i < 3; i++) await serverStream(url, i); // warm-up
+  const c1 = await many(N, 1, (i) => serverStream(url, i));
+  const c20 = await many(N, 20, (i) => serverStream(url, i));
+  return { c1, c20 };
+}
+
 async function server(backend: "pglite" | "postgres") {
   const db = await createDb(backend);
   const execArgv = process.env.BENCH_SERVER_EXEC_ARGV?.split(" ").filter(Boolean) ?? [];
   const { url, stop } = await startServer(db, {}, { config: CONFIG, execArgv });
-  for (let i = 0; i < 3; i++) await serverStream(url, i); // warm-up
-  const c1 = await many(N, 1, (i) => serverStream(url, i));
-  const c20 = await many(N, 20, (i) => serverStream(url, i));
+  const { c1, c20 } = await measure(url);
   await stop();
   const stored = await storedFigures(db);
   await db.drop();
@@ -141,20 +151,31 @@ const f = (n: number, d = 1) => n.toFixed(d);
 const ratio = (a: number, b: number) => `${f(a / b, 2)}×`;
 console.log(`Berth streaming benchmark — ${TOKENS} tokens per run, ${N} runs per figure, ${os.cpus().length} cores, node ${process.version}`);
 console.log(`load: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+const PEER_URL = process.env.BENCH_PEER_URL;
+const peer = PEER_URL ? await measure(PEER_URL) : undefined;
+if (peer) console.log(`peer measured (${PEER_URL}); load: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+/** The peer's cell and Berth's ratio to it ("×" > 1 = Berth better), empty without a peer. */
+const peerCells = (mine: number, theirs: number | undefined, d: number, higherIsBetter: boolean) =>
+  peer && theirs !== undefined ? [f(theirs, d), `${f(higherIsBetter ? mine / theirs : theirs / mine, 2)}×`] : [];
 for (const backend of BACKENDS) {
   const fl = await floor(backend);
   const sv = await server(backend);
   console.log(`## ${backend}${backend === "postgres" ? " + Redis" : ""}`);
+  const blank = peer ? ["", ""] : [];
   printTable(
-    ["metric", "floor", "berth", "berth / floor"],
+    ["metric", "floor", "berth", "berth / floor", ...(peer ? ["peer", "berth vs peer"] : []), "note"],
     [
-      ["first token p50, c=1 (ms)", f(fl.c1.firstToken.p50, 2), f(sv.c1.firstToken.p50, 2), ratio(sv.c1.firstToken.p50, fl.c1.firstToken.p50)],
-      ["tokens/s per stream p50, c=1", f(fl.c1.perStream, 0), f(sv.c1.perStream, 0), ratio(sv.c1.perStream, fl.c1.perStream)],
-      ["first token p50, c=20 (ms)", f(fl.c20.firstToken.p50, 1), f(sv.c20.firstToken.p50, 1), ratio(sv.c20.firstToken.p50, fl.c20.firstToken.p50)],
-      ["tokens/s all streams, c=20", f(fl.c20.aggregate, 0), f(sv.c20.aggregate, 0), ratio(sv.c20.aggregate, fl.c20.aggregate)],
-      ["durable event rows per run", "", f(sv.stored.rowsPerRun, 1), ""],
-      ["bytes stored per token", "", f(sv.stored.bytesPerToken, 1), "pg_column_size of the rows (after compression)"],
-      ["event text bytes per token", "", f(sv.stored.textPerToken, 1), "octet_length(data), before compression"],
+      ["first token p50, c=1 (ms)", f(fl.c1.firstToken.p50, 2), f(sv.c1.firstToken.p50, 2), ratio(sv.c1.firstToken.p50, fl.c1.firstToken.p50),
+        ...peerCells(sv.c1.firstToken.p50, peer?.c1.firstToken.p50, 2, false), ""],
+      ["tokens/s per stream p50, c=1", f(fl.c1.perStream, 0), f(sv.c1.perStream, 0), ratio(sv.c1.perStream, fl.c1.perStream),
+        ...peerCells(sv.c1.perStream, peer?.c1.perStream, 0, true), ""],
+      ["first token p50, c=20 (ms)", f(fl.c20.firstToken.p50, 1), f(sv.c20.firstToken.p50, 1), ratio(sv.c20.firstToken.p50, fl.c20.firstToken.p50),
+        ...peerCells(sv.c20.firstToken.p50, peer?.c20.firstToken.p50, 1, false), ""],
+      ["tokens/s all streams, c=20", f(fl.c20.aggregate, 0), f(sv.c20.aggregate, 0), ratio(sv.c20.aggregate, fl.c20.aggregate),
+        ...peerCells(sv.c20.aggregate, peer?.c20.aggregate, 0, true), ""],
+      ["durable event rows per run", "", f(sv.stored.rowsPerRun, 1), "", ...blank, ""],
+      ["bytes stored per token", "", f(sv.stored.bytesPerToken, 1), "", ...blank, "pg_column_size of the rows (after compression)"],
+      ["event text bytes per token", "", f(sv.stored.textPerToken, 1), "", ...blank, "octet_length(data), before compression"],
     ],
   );
   console.log(`load after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);

@@ -53,6 +53,26 @@ describe("toPlain / toWireJson", () => {
     expect(toPlain({ at: new Date(0) })).toEqual({ at: "1970-01-01T00:00:00.000Z" });
   });
 
+  it("serialises a message once per value (a token stream pays it per token)", () => {
+    const chunk = new AIMessageChunk({ content: " t1", id: "c1" });
+    let calls = 0;
+    const toJSON = chunk.toJSON.bind(chunk);
+    chunk.toJSON = () => {
+      calls++;
+      return toJSON();
+    };
+    expect(JSON.parse(toWireJson([chunk, { langgraph_node: "agent" }]))).toEqual([
+      { content: " t1", id: "c1", type: "ai", additional_kwargs: {}, response_metadata: {}, tool_calls: [], invalid_tool_calls: [], tool_call_chunks: [] },
+      { langgraph_node: "agent" },
+    ]);
+    expect(calls).toBe(1);
+  });
+
+  it("applies toJSON once, as JSON.stringify does, and leaves what it returns alone", () => {
+    const value = { tj: { toJSON: () => ({ toJSON: () => "not called", x: new HumanMessage("h") }) }, u8: new Uint8Array([1, 2]) };
+    expect(toPlain(value)).toEqual({ tj: { x: { type: "human", content: "h", additional_kwargs: {}, response_metadata: {} } }, u8: { 0: 1, 1: 2 } });
+  });
+
   it("the JSON text round-trips to the same plain value", () => {
     const value = { messages: [new AIMessage("hello")] };
     expect(JSON.parse(toWireJson(value))).toEqual(toPlain(value));

@@ -3,9 +3,13 @@
  *
  * `emit` numbers the event and queues it twice:
  * - for the bus: the first event after a quiet spell goes out at once, the events of a burst
- *   together as ONE `events` message per SEND_EVERY_MS (Redis/Postgres see a publish per batch,
+ *   together as ONE `events` message per send window (Redis/Postgres see a publish per batch,
  *   not one per token), with each event's payload when it fits — so a live reader gets a token
- *   without waiting for any database write;
+ *   without waiting for any database write. The window starts at SEND_EVERY_MS and doubles with
+ *   each send while the burst goes on, up to MAX_SEND_EVERY_MS: every send costs a socket write per
+ *   reader and a publish (each waking another process), which under 20 concurrent bursts cost as
+ *   much CPU as the tokens themselves, while a model streaming over the network (a gap between
+ *   tokens) still has each token sent the moment it arrives;
  * - for storage: one writer at a time stores everything queued so far as one block row
  *   (storage/events.ts), lingering `lingerMs` first so a slow trickle of tokens still makes few
  *   rows; after each write a `stored` message says how far the log now reaches. A reader that
@@ -23,8 +27,10 @@ import type { EventStore, RunEventWriter, StoredEvent } from "../storage/events.
 
 /** A retried run numbers its events from this far past the last stored one (see storage/events.ts). */
 export const RETRY_SEQ_GAP = 10_000_000;
-/** Events go out on the bus at most this long after the previous message (ms)... */
+/** Events of a burst go out on the bus this long after the previous message (ms) at first... */
 const SEND_EVERY_MS = 2;
+/** ...then ever less often while it lasts, but never later than this (ms)... */
+const MAX_SEND_EVERY_MS = 16;
 /** ...or once this much is waiting. */
 const SEND_BYTES = 64 * 1024;
 /** A block is written early once this much is queued. */
@@ -48,6 +54,10 @@ export class RunEmitter {
   private outbox: StoredEvent[] = [];
   private outboxBytes = 0;
   private lastSentAt = 0;
+  /** When the last event was emitted: a longer gap than SEND_EVERY_MS ends a burst. */
+  private lastEmitAt = 0;
+  /** The current burst's send window (ms). */
+  private sendEvery = SEND_EVERY_MS;
   private sending?: NodeJS.Immediate;
   /** Bus publishes, chained so they leave in order. */
   private published: Promise<void> = Promise.resolve();
@@ -86,11 +96,16 @@ export class RunEmitter {
     const e: StoredEvent = { seq: this.seq++, event, data: toWireJson(data) };
     this.outbox.push(e);
     this.outboxBytes += e.data.length;
-    // The first event after a quiet spell goes out at once; a burst is batched per SEND_EVERY_MS.
+    // The first event after a quiet spell goes out at once; a burst is batched per send window.
     // Checked here, not only on a timer: a graph whose events come from promise chains alone (no
     // I/O between tokens) would hold every timer and setImmediate back until the burst ends.
-    if (performance.now() - this.lastSentAt >= SEND_EVERY_MS || this.outboxBytes >= SEND_BYTES) this.send();
-    else this.sending ??= setImmediate(() => this.send());
+    const now = performance.now();
+    if (now - this.lastEmitAt >= SEND_EVERY_MS) this.sendEvery = SEND_EVERY_MS;
+    this.lastEmitAt = now;
+    if (now - this.lastSentAt >= this.sendEvery || this.outboxBytes >= SEND_BYTES) {
+      if (now - this.lastSentAt < 2 * this.sendEvery) this.sendEvery = Math.min(MAX_SEND_EVERY_MS, 2 * this.sendEvery);
+      this.send();
+    } else this.sending ??= setImmediate(() => this.send());
     this.queue.push(e);
     this.queuedBytes += e.data.length;
     this.schedulePersist();
