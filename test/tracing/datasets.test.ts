@@ -138,3 +138,94 @@ describeBackends("datasets and examples through the langsmith SDK", (backend) =>
     });
   });
 });
+
+describeBackends("datasets and examples: bad input", (backend) => {
+  let server: TracingTestServer;
+  let client: Client;
+  let datasetId: string;
+  tracingServerForSuite(
+    backend,
+    (s) => {
+      server = s;
+      client = s.client();
+    },
+  );
+  beforeAll(async () => {
+    datasetId = (await client.createDataset(`bad-${randomUUID().slice(0, 8)}`)).id;
+  });
+
+  /** A multipart example upload as the SDK sends it, with raw part bodies. */
+  const upload = (parts: Record<string, string>, method = "POST") => {
+    const form = new FormData();
+    for (const [name, body] of Object.entries(parts)) form.append(name, new Blob([body], { type: "application/json" }));
+    return fetch(`${server.url}/v1/platform/datasets/${datasetId}/examples`, { method, body: form, headers: server.apiKey ? { "x-api-key": server.apiKey } : {} });
+  };
+  const detail = async (res: Response) => ({ status: res.status, body: (await res.json()) as { detail: unknown } });
+
+  it("bad ids: 422 naming the parameter; unknown ids: 404", async () => {
+    expect(await server.api("/datasets/not-a-uuid")).toMatchObject({ status: 422, body: { detail: [{ loc: ["path", "dataset_id"], type: "uuid_parsing" }] } });
+    expect(await server.api("/examples/nope")).toMatchObject({ status: 422, body: { detail: [{ loc: ["path", "example_id"] }] } });
+    expect(await server.api("/examples?dataset=nope")).toMatchObject({ status: 422, body: { detail: [{ loc: ["query", "dataset"] }] } });
+    expect(await server.api(`/datasets/${randomUUID()}`)).toMatchObject({ status: 404, body: { detail: expect.stringMatching(/not found/) } });
+    expect(await server.api(`/examples?dataset=${randomUUID()}`)).toMatchObject({ status: 404 });
+    expect(await server.api(`/examples?dataset=${datasetId}&as_of=no-such-tag`)).toMatchObject({ status: 404, body: { detail: expect.stringMatching(/no-such-tag/) } });
+    expect(await server.api(`/examples?dataset=${datasetId}&metadata=%7Bnot-json`)).toMatchObject({ status: 422, body: { detail: [{ loc: ["query", "metadata"] }] } });
+    // an experiment cannot point at a dataset that is not the tenant's
+    await expect(client.createProject({ projectName: `p-${randomUUID().slice(0, 6)}`, referenceDatasetId: randomUUID() })).rejects.toThrow(/404|not found/i);
+    // changing an example that does not exist
+    expect(await detail(await upload({ [randomUUID()]: "{}", [`${randomUUID()}.inputs`]: "{}" }, "PATCH"))).toMatchObject({ status: 404 });
+  });
+
+  it("bad parts: NUL, invalid JSON, non-object inputs, attachments, unknown parts → 422 naming the part; nothing stored", async () => {
+    const id = randomUUID();
+    const nul = await detail(await upload({ [id]: "{}", [`${id}.inputs`]: JSON.stringify({ q: "a\u0000b" }) }));
+    expect(nul).toMatchObject({ status: 422, body: { detail: [{ loc: ["body", `${id}.inputs`, "q"], type: "string_unstorable" }] } });
+    const bad = await detail(await upload({ [id]: "{", [`${id}.inputs`]: "[1]", [`${id}.attachment.img`]: "x", [`${id}.bogus`]: "{}", "not-an-id": "{}" }));
+    expect(bad.status).toBe(422);
+    expect((bad.body.detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type])).toEqual([
+      [id, "json_invalid"],
+      [`${id}.inputs`, "dict_type"],
+      [`${id}.attachment.img`, "not_supported"],
+      [`${id}.bogus`, "value_error"],
+      ["not-an-id", "uuid_parsing"],
+    ]);
+    expect(await detail(await upload({ [id]: JSON.stringify({ split: 5 }), [`${id}.inputs`]: "{}" }))).toMatchObject({ status: 422, body: { detail: [{ loc: ["body", id, "split"] }] } });
+    expect(await detail(await upload({ [id]: "{}" }))).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/need inputs/) } });
+    const notMultipart = await fetch(`${server.url}/v1/platform/datasets/${datasetId}/examples`, { method: "POST", body: "{}", headers: { "content-type": "application/json", ...(server.apiKey ? { "x-api-key": server.apiKey } : {}) } });
+    expect(await detail(notMultipart)).toMatchObject({ status: 415 });
+    expect(await all(client.listExamples({ datasetId }))).toEqual([]);
+  });
+
+  it("a duplicate id in one request, or an id taken: nothing stored", async () => {
+    const id = randomUUID();
+    expect((await upload({ [id]: "{}", [`${id}.inputs`]: '{"q":1}' })).status).toBe(200);
+    expect(await detail(await upload({ [id]: "{}", [`${id}.inputs`]: '{"q":2}' }))).toMatchObject({ status: 409, body: { detail: expect.stringContaining(id) } });
+    const other = randomUUID();
+    const res = await server.api("/examples/bulk", { method: "POST", body: JSON.stringify([{ id: other, dataset_id: datasetId, inputs: {} }, { id: other, dataset_id: datasetId, inputs: {} }]) });
+    expect(res).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/twice/) } });
+    expect((await all(client.listExamples({ datasetId }))).map((e) => e.inputs?.q)).toEqual([1]);
+  });
+
+  it("huge payloads: 413 in the documented shape", async () => {
+    const id = randomUUID();
+    // past the limit (64 MiB by default), sent with a length as a buffer
+    const boundary = "----berth-test";
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="${id}.inputs"\r\nContent-Type: application/json\r\n\r\n{"q":"`;
+    const body = Buffer.concat([Buffer.from(head), Buffer.alloc(65 * 1024 * 1024, 120), Buffer.from(`"}\r\n--${boundary}--\r\n`)]);
+    const res = await fetch(`${server.url}/v1/platform/datasets/${datasetId}/examples`, { method: "POST", body, headers: { "content-type": `multipart/form-data; boundary=${boundary}`, ...(server.apiKey ? { "x-api-key": server.apiKey } : {}) } });
+    expect(await detail(res)).toMatchObject({ status: 413, body: { detail: expect.stringMatching(/larger than the limit/) } });
+    const json = await server.api("/datasets", { method: "POST", body: JSON.stringify({ name: "big", description: "y".repeat(2 * 1024 * 1024) }) });
+    expect(json).toMatchObject({ status: 413, body: { detail: expect.stringMatching(/larger than the limit/) } });
+    expect(await server.api("/datasets", { method: "POST", body: JSON.stringify({ name: "x".repeat(300) }) })).toMatchObject({ status: 422, body: { detail: [{ loc: ["body", "name"] }] } });
+  });
+
+  it("another tenant sees none of it", async () => {
+    const tenant = await server.handle.facility.auth.createTenant(`other-${randomUUID().slice(0, 6)}`);
+    const { key } = await server.handle.facility.auth.createKey([tenant.id], "other");
+    const other = server.client({ apiKey: key });
+    expect(await other.hasDataset({ datasetId })).toBe(false);
+    expect(await all(other.listDatasets())).toEqual([]);
+    const res = await fetch(`${server.url}/examples?dataset=${datasetId}`, { headers: { "x-api-key": key } });
+    expect(res.status).toBe(404);
+  });
+});
