@@ -21,6 +21,7 @@ const Threads = lazy(() => import("./pages/Threads"));
 const Thread = lazy(() => import("./pages/Thread"));
 const TraceView = lazy(() => import("./pages/TraceView"));
 const Prices = lazy(() => import("./pages/Prices"));
+const DatasetDetail = lazy(() => import("./pages/DatasetDetail"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -76,6 +77,7 @@ function ConsoleRoutes() {
         <Route path="/deployments" element={<Page><Deployments /></Page>} />
         <Route path="/deployments/:deploymentId" element={<Page><DeploymentDetail /></Page>} />
         <Route path="/projects" element={<Page><Projects /></Page>} />
+        <Route path="/projects/datasets/:datasetId" element={<Page><DatasetDetail /></Page>} />
         <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />
         <Route path="/projects/:projectId/dashboard" element={<Page><Dashboard /></Page>} />
         <Route path="/projects/:projectId/threads" element={<Page><Threads /></Page>} />

@@ -7,6 +7,7 @@ export const paths = {
   deployments: "/deployments",
   deployment: (id: string) => `/deployments/${encodeURIComponent(id)}`,
   projects: "/projects",
+  dataset: (id: string) => `/projects/datasets/${encodeURIComponent(id)}`,
   project: (id: string) => `/projects/${encodeURIComponent(id)}`,
   dashboard: (id: string) => `/projects/${encodeURIComponent(id)}/dashboard`,
   threads: (id: string) => `/projects/${encodeURIComponent(id)}/threads`,

@@ -18,6 +18,8 @@ import { PriceStore } from "./storage/prices.js";
 import { ProjectStore } from "./storage/projects.js";
 import { FeedbackStore } from "./storage/feedback.js";
 import { ShareStore } from "./storage/shares.js";
+import { DatasetStore } from "./storage/datasets.js";
+import { ExampleStore } from "./storage/examples.js";
 
 export interface TracingFacility {
   router: express.Router;
@@ -59,6 +61,8 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     prices,
     feedback: new FeedbackStore(pool),
     shares: new ShareStore(pool),
+    datasets: new DatasetStore(pool),
+    examples: new ExampleStore(pool),
     logger,
     options: { maxBodyBytes: options.maxBodyBytes, maxConcurrentIngests: options.maxConcurrentIngests },
     ping: async () => {

@@ -14,6 +14,11 @@ export function ProjectHeader({ projectId }: { projectId: string }) {
       </nav>
       <h1>{project.data?.name ?? (project.isLoading ? "…" : "Project")}</h1>
       {project.data?.description ? <p className="muted">{project.data.description}</p> : null}
+      {project.data?.reference_dataset_id ? (
+        <p className="muted">
+          An experiment on <Link to={paths.dataset(project.data.reference_dataset_id)}>its dataset</Link>: scores of every experiment there.
+        </p>
+      ) : null}
       {project.error ? <ErrorBox error={project.error} title="Project" /> : null}
       <nav aria-label="Project" className="link-tabs">
         <NavLink to={paths.project(projectId)} end>

@@ -16,6 +16,8 @@ import { mountOtlpRoutes, OTLP_TRACE_PATHS, otlpErrorHandler } from "./otlp-rout
 import { queryRoutes, type QueryDeps } from "./query-routes.js";
 import { feedbackRoutes, multipartFeedbackSink } from "./feedback-routes.js";
 import { langsmithRoutes } from "./langsmith-routes.js";
+import { datasetRoutes } from "./dataset-routes.js";
+import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
 import * as Responses from "./response-schemas.js";
 
@@ -61,6 +63,10 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   const admit = createAdmission(deps.options, deps.logger);
   mountIngestRoutes(router, deps.ingest, deps.options, deps.logger, admit, multipartFeedbackSink(deps.feedback, deps.projects));
   mountOtlpRoutes(router, deps.ingest, deps.options, deps.logger, admit);
+  // Example uploads are multipart too: they read their own bodies.
+  const uploads = new ApiRouter();
+  exampleUploadRoutes(uploads, deps, deps.options.maxBodyBytes);
+  uploads.mount(router);
   router.use(logRefusedIngest(deps.logger));
   router.use(OTLP_TRACE_PATHS, otlpErrorHandler);
   // The SDK's shareRun sends its JSON body as text/plain. PUT is never a simple cross-site request
@@ -91,6 +97,7 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   ingestDoc("post", "/runs", "Create one run");
   ingestDoc("patch", "/runs/:run_id", "Update one run");
   all.add({ method: "post", path: "/otel/v1/traces", tag: "Ingestion", summary: "OTLP/HTTP traces (protobuf or JSON, gzip allowed); also served at /api/v1/otel/v1/traces and /v1/traces", responses: { "200": "ExportTraceServiceResponse (partial_success lists refused spans)", "400": "Undecodable body (google.rpc.Status)", "413": "Too large", "415": "Not protobuf or JSON" } }, () => undefined);
+  exampleUploadRoutes(all, deps, 0);
   addQueryRoutes(all, deps);
   return all;
 }
@@ -100,4 +107,6 @@ function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
   queryRoutes(router, deps);
   langsmithRoutes(router, deps);
   feedbackRoutes(router, deps.feedback);
+  datasetRoutes(router, deps);
+  exampleRoutes(router, deps);
 }

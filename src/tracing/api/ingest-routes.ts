@@ -48,7 +48,7 @@ export function infoBody(options: IngestRouteOptions) {
     instance_flags: {
       gzip_body_enabled: true,
       zstd_compression_enabled: false,
-      dataset_examples_multipart_enabled: false,
+      dataset_examples_multipart_enabled: true,
       examples_multipart_enabled: false,
       search_enabled: false,
       s3_storage_enabled: false,

@@ -99,6 +99,8 @@ export function langsmithRoutes(router: ApiRouter, deps: QueryDeps): void {
     async ({ query: q, body, res }) => {
       const tenant = tenantOf(res);
       const { metadata, ...extra } = (body.extra ?? {}) as { metadata?: Record<string, unknown> };
+      // an experiment's dataset must be this tenant's
+      if (body.reference_dataset_id) await deps.datasets.get(tenant, body.reference_dataset_id);
       if (q.upsert) {
         const existing = await projects.findByName(tenant, body.name);
         if (existing) return (await withStats([await projects.update(tenant, existing.id, { description: body.description, metadata, extra: body.extra ? extra : null, end_time: body.end_time })]))[0];

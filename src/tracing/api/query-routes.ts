@@ -6,6 +6,8 @@ import { type ApiRouter, Reply, SENT } from "../../shared/http.js";
 import { presentRun, presentRunDetail } from "../query/present.js";
 import { consolePath, parentRunIds } from "../query/langsmith-run.js";
 import type { QueryService } from "../query/service.js";
+import type { DatasetStore } from "../storage/datasets.js";
+import type { ExampleStore } from "../storage/examples.js";
 import type { FeedbackStore } from "../storage/feedback.js";
 import type { ShareStore } from "../storage/shares.js";
 import type { PriceStore } from "../storage/prices.js";
@@ -20,6 +22,8 @@ export interface QueryDeps {
   prices: PriceStore;
   feedback: FeedbackStore;
   shares: ShareStore;
+  datasets: DatasetStore;
+  examples: ExampleStore;
 }
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;

@@ -176,4 +176,54 @@ export const tracingMigrations: Migration[] = [
       );
     `,
   },
+  {
+    name: "datasets, example versions, dataset tags",
+    sql: `
+      CREATE TABLE tracing_datasets (
+        id uuid PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        name text NOT NULL,
+        description text,
+        data_type text NOT NULL DEFAULT 'kv',
+        inputs_schema_definition jsonb,
+        outputs_schema_definition jsonb,
+        -- LangSmith's dataset extra (its metadata lives in extra.metadata)
+        extra jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL,
+        -- the dataset's latest version: every write of examples moves it forward by at least 1 ms
+        modified_at timestamptz NOT NULL,
+        UNIQUE (tenant_id, name)
+      );
+
+      -- Every state of every example: a row holds one state from valid_from until valid_to (NULL:
+      -- still current). A write closes the current row and opens a new one at the dataset's new
+      -- version time, so "the dataset as of T" is the rows valid at T, and nothing is rewritten.
+      CREATE TABLE tracing_examples (
+        tenant_id uuid NOT NULL,
+        dataset_id uuid NOT NULL REFERENCES tracing_datasets (id) ON DELETE CASCADE,
+        id uuid NOT NULL,
+        valid_from timestamptz NOT NULL,
+        valid_to timestamptz,
+        created_at timestamptz NOT NULL,
+        inputs jsonb NOT NULL,
+        outputs jsonb,
+        metadata jsonb NOT NULL DEFAULT '{}',
+        source_run_id uuid,
+        PRIMARY KEY (id, valid_from)
+      );
+      CREATE UNIQUE INDEX tracing_examples_current ON tracing_examples (id) WHERE valid_to IS NULL;
+      CREATE INDEX tracing_examples_dataset_current ON tracing_examples (dataset_id, created_at, id) WHERE valid_to IS NULL;
+      CREATE INDEX tracing_examples_dataset_versions ON tracing_examples (dataset_id, valid_from);
+
+      -- Named versions of a dataset (updateDatasetTag); "latest" is implicit.
+      CREATE TABLE tracing_dataset_tags (
+        dataset_id uuid NOT NULL REFERENCES tracing_datasets (id) ON DELETE CASCADE,
+        tag text NOT NULL,
+        as_of timestamptz NOT NULL,
+        PRIMARY KEY (dataset_id, tag)
+      );
+      CREATE INDEX tracing_projects_reference_dataset ON tracing_projects (reference_dataset_id) WHERE reference_dataset_id IS NOT NULL;
+      CREATE INDEX tracing_runs_reference_example ON tracing_runs (tenant_id, reference_example_id) WHERE reference_example_id IS NOT NULL;
+    `,
+  },
 ];

@@ -1,0 +1,104 @@
+/**
+ * Multipart bodies of `POST|PATCH /v1/platform/datasets/{id}/examples`, the `langsmith` SDK's way
+ * of creating and changing examples (createExamples, updateExample…). Part names:
+ *   {example_id}                     JSON: created_at, metadata, split, source_run_id, use_source_run_io
+ *   {example_id}.inputs / .outputs   JSON objects
+ *   {example_id}.attachment.{name}   a file (not stored by Berth: refused, never dropped silently)
+ *   {example_id}.attachments_operations  JSON (refused likewise)
+ * A request is all or nothing: any unusable part fails it with a 422 naming the part.
+ */
+import type { Request } from "express";
+import type { z } from "zod";
+import { ApiError, ValidationError, zodIssuesToValidation, type ValidationIssue } from "../../shared/errors.js";
+import { isUuid } from "../../shared/http.js";
+import { findUnstorable, MAX_REQUEST_DEPTH } from "../../shared/text.js";
+import { bodyStream } from "../ingest/body.js";
+import { boundaryOf, MultipartError, MultipartSplitter, type Part } from "../ingest/multipart-splitter.js";
+import type { Json } from "../datasets/rules.js";
+import { multipartExampleBody } from "./dataset-schemas.js";
+
+export interface ExamplePart {
+  id: string;
+  body: z.output<typeof multipartExampleBody>;
+  inputs?: Json;
+  outputs?: Json;
+}
+
+/** The multipart body's parts (decompressed; 413 past `limit` bytes; 400 when malformed). */
+export async function readParts(req: Request, limit: number): Promise<Part[]> {
+  const type = req.headers["content-type"] ?? "";
+  if (!/^multipart\/form-data\b/i.test(type)) throw new ApiError(415, `expected multipart/form-data, got "${type || "no content type"}"`);
+  const boundary = boundaryOf(type);
+  if (!boundary) throw new ApiError(400, "malformed multipart request: the Content-Type has no boundary");
+  const splitter = new MultipartSplitter(boundary);
+  const parts: Part[] = [];
+  try {
+    for await (const chunk of bodyStream(req, limit)) parts.push(...splitter.push(chunk as Buffer));
+    splitter.end();
+  } catch (err) {
+    if (err instanceof MultipartError) throw new ApiError(400, `malformed multipart request: ${err.message.replace(/^malformed multipart body: /, "")}`);
+    throw err;
+  }
+  return parts;
+}
+
+/** Parts → examples (pure), in the order their ids first appear. */
+export function assembleExamples(parts: Part[]): ExamplePart[] {
+  const issues: ValidationIssue[] = [];
+  const byId = new Map<string, { body?: unknown; inputs?: Json; outputs?: Json }>();
+  const entry = (id: string) => {
+    let e = byId.get(id);
+    if (!e) byId.set(id, (e = {}));
+    return e;
+  };
+  for (const part of parts) {
+    const loc = ["body", part.name];
+    const [id, field, ...rest] = part.name.split(".");
+    if (!id || !isUuid(id)) {
+      issues.push({ loc, msg: "a part name must start with an example id (a UUID)", type: "uuid_parsing" });
+      continue;
+    }
+    const key = id.toLowerCase();
+    if (field === "attachment" || field === "attachments_operations") {
+      issues.push({ loc, msg: "example attachments are not supported by Berth: send the example without them", type: "not_supported" });
+      continue;
+    }
+    if (field !== undefined && (rest.length || (field !== "inputs" && field !== "outputs"))) {
+      issues.push({ loc, msg: `unknown part: expected ${id}, ${id}.inputs or ${id}.outputs`, type: "value_error" });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(part.data.toString("utf8"));
+    } catch (err) {
+      issues.push({ loc, msg: `not valid JSON: ${(err as Error).message}`, type: "json_invalid" });
+      continue;
+    }
+    const bad = findUnstorable(value, MAX_REQUEST_DEPTH);
+    if (bad) {
+      issues.push({ loc: [...loc, ...bad.path], msg: bad.msg, type: "string_unstorable" });
+      continue;
+    }
+    if (field === undefined) {
+      entry(key).body = value;
+      continue;
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value)) {
+      issues.push({ loc, msg: "must be a JSON object", type: "dict_type" });
+      continue;
+    }
+    entry(key)[field] = value as Json;
+  }
+  const out: ExamplePart[] = [];
+  for (const [id, e] of byId) {
+    const parsed = multipartExampleBody.safeParse(e.body ?? {});
+    if (!parsed.success) {
+      issues.push(...zodIssuesToValidation("body", parsed.error).map((i) => ({ ...i, loc: ["body", id, ...i.loc.slice(1)] })));
+      continue;
+    }
+    out.push({ id, body: parsed.data, inputs: e.inputs, outputs: e.outputs });
+  }
+  if (issues.length) throw new ValidationError(issues.slice(0, 50));
+  if (!out.length) throw ValidationError.field(["body"], "no examples in the request", "missing");
+  return out;
+}
