@@ -12,6 +12,7 @@ import type { NextFunction, Request, Response } from "express";
 import { NotFoundError } from "../../shared/errors.js";
 import type { ApiRouter } from "../../shared/http.js";
 import { langsmithRun } from "../query/langsmith-run.js";
+import { presentRunDetail } from "../query/present.js";
 import { langsmithRunV2 } from "../query/langsmith-run-v2.js";
 import { publicRunQuery, publicRunsQueryBody } from "./langsmith-v2-schemas.js";
 import type { QueryService } from "../query/service.js";
@@ -76,6 +77,16 @@ export function publicRoutes(router: ApiRouter, deps: PublicDeps): void {
     },
   );
 
+  router.add(
+    { method: "get", path: "/public/:share_token/runs/:run_id", tag: "Sharing", summary: "One run of a shared trace with its rendered messages (the console's shared-trace page; no key needed)", uuidParams: ["share_token", "run_id"], response: Responses.RunDetail },
+    async ({ params }) => {
+      const { share, run: shared } = await open(params.share_token!);
+      const run = await deps.query.getRun(share.tenant_id, params.run_id!).catch(() => undefined);
+      if (!run || run.trace_id !== shared.trace_id) throw new NotFoundError(`Run ${params.run_id} is not in this shared trace.`);
+      // attachments are served to keys only: a shared run shows its messages without them
+      return presentRunDetail(run, [], () => "");
+    },
+  );
   router.add(
     { method: "post", path: "/api/v2/public/:share_token/runs/query", tag: "Sharing", summary: "The runs of a shared trace in LangSmith's v2 schema (client.public.runs.query; no key needed)", uuidParams: ["share_token"], body: publicRunsQueryBody, optionalBody: true, response: z.object({ items: z.array(z.looseObject({})) }) },
     async ({ params, body }) => {
