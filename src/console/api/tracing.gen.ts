@@ -89,6 +89,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/{share_token}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run of a shared trace with its rendered messages (the console's shared-trace page; no key needed) */
+        get: operations["getPublicShareTokenRunsRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/public/{share_token}/runs/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The runs of a shared trace in LangSmith's v2 schema (client.public.runs.query; no key needed) */
+        post: operations["postApiV2PublicShareTokenRunsQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/public/{share_token}/run/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run of a shared trace in LangSmith's v2 schema (client.public.runs.retrieve; no key needed) */
+        get: operations["getApiV2PublicShareTokenRunRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/multipart": {
         parameters: {
             query?: never;
@@ -436,6 +487,193 @@ export interface paths {
         post?: never;
         /** Stop sharing a run (its link answers 404 from now on) */
         delete: operations["deleteRunsRunIdShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query runs (client.runs.query): filters, filter expressions, selects, cursor pages */
+        post: operations["postApiV2RunsQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run of a project (client.runs.retrieve) */
+        get: operations["getApiV2RunsRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/{run_id}/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console URL of a run (client.runs.getURL) */
+        get: operations["getApiV2RunsRunIdUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/{run_id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Share a run's trace (client.runs.share.create): the trace's root gets the link, an existing one is kept */
+        post: operations["postApiV2RunsRunIdShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/{trace_id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing a trace (client.runs.share.delete); 204 whether or not it was shared */
+        delete: operations["deleteApiV2RunsTraceIdShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/traces/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Traces of a project, newest first (client.traces.query): root runs with trace totals; the last day unless min_start_time says otherwise */
+        post: operations["postApiV2TracesQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/traces/{trace_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs of one trace, in start order (client.traces.listRuns) */
+        get: operations["getApiV2TracesTraceIdRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/threads/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Conversations of a project, latest first (client.threads.query) */
+        post: operations["postApiV2ThreadsQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/threads/{thread_id}/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The turns of a conversation, oldest first (client.threads.listTraces) */
+        get: operations["getApiV2ThreadsThreadIdTraces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/threads/{thread_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Aggregates of one conversation (client.threads.stats): the selected ones */
+        get: operations["getApiV2ThreadsThreadIdStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Projects with their stats, newest first (client.sessions.listV2); `name` matches exactly */
+        get: operations["getApiV2Sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -855,11 +1093,19 @@ export interface components {
         LangSmithRunStats: {
             [key: string]: unknown;
         };
+        /** @description A run in LangSmith's v2 schema: the selected fields, lower case */
+        LangSmithRunV2: {
+            [key: string]: unknown;
+        };
         LangSmithRunsPage: {
             runs: components["schemas"]["LangSmithRun"][];
             cursors: {
                 next: string | null;
             };
+        };
+        LangSmithRunsPageV2: {
+            items: components["schemas"]["LangSmithRunV2"][];
+            next_cursor: string | null;
         };
         /** @description A project in LangSmith's session schema, with its stats */
         LangSmithSession: {
@@ -867,6 +1113,45 @@ export interface components {
             id: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description A project in LangSmith's session schema */
+        LangSmithSessionV2: {
+            [key: string]: unknown;
+        };
+        LangSmithSessionsPageV2: {
+            items: components["schemas"]["LangSmithSessionV2"][];
+            next_cursor: string | null;
+        };
+        /** @description The selected aggregates */
+        LangSmithThreadStatsV2: {
+            [key: string]: unknown;
+        };
+        /** @description A turn of a conversation */
+        LangSmithThreadTraceV2: {
+            [key: string]: unknown;
+        };
+        LangSmithThreadTracesPageV2: {
+            items: components["schemas"]["LangSmithThreadTraceV2"][];
+            next_cursor: string | null;
+        };
+        /** @description A conversation with its totals */
+        LangSmithThreadV2: {
+            [key: string]: unknown;
+        };
+        LangSmithThreadsPageV2: {
+            items: components["schemas"]["LangSmithThreadV2"][];
+            next_cursor: string | null;
+        };
+        LangSmithTraceRunsV2: {
+            items: components["schemas"]["LangSmithRunV2"][];
+        };
+        /** @description A trace: its root run and totals */
+        LangSmithTraceV2: {
+            [key: string]: unknown;
+        };
+        LangSmithTracesPageV2: {
+            items: components["schemas"]["LangSmithTraceV2"][];
+            next_cursor: string | null;
         };
         ModelPrice: {
             /** @description A UUID, or `default:<provider>:<model>` for a default */
@@ -1220,6 +1505,9 @@ export interface components {
             /** @description On root runs in lists: the totals of their trace */
             trace?: components["schemas"]["TraceTotals"] | null;
         };
+        RunUrl: {
+            url: string;
+        };
         ServerInfo: {
             /** @description The LangSmith API version answered (the SDK checks it) */
             version: string;
@@ -1241,6 +1529,10 @@ export interface components {
                 customer_id: string;
                 customer_name: string;
             };
+        };
+        ShareTokenV2: {
+            /** Format: uuid */
+            share_token: string;
         };
         StatsBucket: {
             run_count: number;
@@ -1304,6 +1596,16 @@ export interface components {
         };
         ThreadSummary: {
             thread_id: string;
+            /**
+             * Format: uuid
+             * @description The trace of the first turn
+             */
+            first_trace_id: string;
+            /**
+             * Format: uuid
+             * @description The trace of the latest turn
+             */
+            last_trace_id: string;
             turn_count: number;
             error_count: number;
             llm_count: number;
@@ -1625,6 +1927,116 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getPublicShareTokenRunsRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                share_token: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postApiV2PublicShareTokenRunsQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                share_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getApiV2PublicShareTokenRunRunId: {
+        parameters: {
+            query?: {
+                selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID") | ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+                start_time?: string;
+            };
+            header?: never;
+            path: {
+                share_token: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Validation error */
@@ -2894,6 +3306,498 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postApiV2RunsQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    project_ids?: string[];
+                    ids?: string[];
+                    /** Format: uuid */
+                    trace_id?: string;
+                    /** @enum {string} */
+                    run_type?: "TOOL" | "CHAIN" | "LLM" | "RETRIEVER" | "EMBEDDING" | "PROMPT" | "PARSER";
+                    is_root?: boolean;
+                    has_error?: boolean;
+                    reference_examples?: string[];
+                    min_start_time?: string;
+                    max_start_time?: string;
+                    filter?: string;
+                    trace_filter?: string;
+                    tree_filter?: string;
+                    selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+                    cursor?: string;
+                    /** @default 100 */
+                    page_size?: number;
+                    ai_search?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithRunsPageV2"];
+                };
+            };
+            /** @description Bad filter expression or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description ai_search */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    getApiV2RunsRunId: {
+        parameters: {
+            query: {
+                project_id: string;
+                selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID") | ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+                start_time?: string;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithRunV2"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getApiV2RunsRunIdUrl: {
+        parameters: {
+            query: {
+                project_id: string;
+                trace_id: string;
+                start_time?: string;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunUrl"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postApiV2RunsRunIdShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    session_id: string;
+                    /** Format: uuid */
+                    trace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareTokenV2"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteApiV2RunsTraceIdShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    session_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Not shared (any more) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postApiV2TracesQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    project_id?: string;
+                    trace_ids?: string[];
+                    min_start_time?: string;
+                    max_start_time?: string;
+                    trace_filter?: string;
+                    tree_filter?: string;
+                    selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+                    cursor?: string;
+                    /** @default 100 */
+                    page_size?: number;
+                    ai_search?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithTracesPageV2"];
+                };
+            };
+            /** @description Bad filter expression or cursor; no project_id or trace_ids */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description ai_search */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    getApiV2TracesTraceIdRuns: {
+        parameters: {
+            query: {
+                project_id: string;
+                filter?: string;
+                min_start_time?: string;
+                max_start_time?: string;
+                selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID") | ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+            };
+            header?: never;
+            path: {
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithTraceRunsV2"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postApiV2ThreadsQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    project_id: string;
+                    min_start_time?: string;
+                    max_start_time?: string;
+                    filter?: string;
+                    thread_filter?: string;
+                    trace_filter?: string;
+                    tree_filter?: string;
+                    cursor?: string;
+                    /** @default 100 */
+                    page_size?: number;
+                    ai_search?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithThreadsPageV2"];
+                };
+            };
+            /** @description A filter (not supported on threads) or a bad cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description ai_search */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    getApiV2ThreadsThreadIdTraces: {
+        parameters: {
+            query: {
+                project_id: string;
+                filter?: string;
+                trace_filter?: string;
+                tree_filter?: string;
+                cursor?: string;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithThreadTracesPageV2"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getApiV2ThreadsThreadIdStats: {
+        parameters: {
+            query: {
+                session_id: string;
+                selects?: string | string[];
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithThreadStatsV2"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getApiV2Sessions: {
+        parameters: {
+            query?: {
+                id?: string | string[];
+                name?: string;
+                name_contains?: string;
+                reference_dataset_id?: string | string[];
+                include_stats?: boolean | ("true" | "false");
+                cursor?: string;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LangSmithSessionsPageV2"];
+                };
             };
             /** @description Validation error */
             422: {

@@ -1,14 +1,17 @@
 /**
  * A shared trace, opened from its public link (`/public/<token>/r`, what the LangSmith SDK's
- * shareRun returns): the run tree as a waterfall and the shared run's inputs and outputs, read
- * through the token alone — no session, no key, nothing else of the tenant.
+ * shareRun returns): the run tree as a waterfall and the selected run's messages rendered as in the
+ * trace view (or its raw payloads), read through the token alone — no session, no key, nothing
+ * else of the tenant.
  */
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useParams } from "react-router";
 import { data, tracing } from "../api/client";
 import { ErrorBox, Loading, StatusBadge } from "../components/common";
+import type { RunDetail } from "../api/types";
 import { JsonView } from "../messages/JsonView";
+import { RunMessages } from "../messages/RunMessages";
 import { defaultSelection, indexTree } from "../tracing/flatten-tree";
 import { Waterfall } from "../tracing/Waterfall";
 import "../tracing/tracing.css";
@@ -22,6 +25,12 @@ export default function SharedTrace() {
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const [picked, setPicked] = useState<string>();
   const now = useMemo(() => Date.now(), [tree.data]);
+  const selectedId = picked ?? tree.data?.shared_run_id;
+  const detail = useQuery({
+    queryKey: ["public", "run-detail", token, selectedId],
+    enabled: Boolean(selectedId),
+    queryFn: async () => data(await tracing.GET("/public/{share_token}/runs/{run_id}", { params: { path: { share_token: token, run_id: selectedId! } } })),
+  });
   if (tree.error) return <ErrorBox error={tree.error} title="Shared trace" />;
   if (!tree.data || !index) return <Loading what="shared trace" />;
   const selected = picked ?? tree.data.shared_run_id ?? defaultSelection(index);
@@ -44,7 +53,9 @@ export default function SharedTrace() {
             <span className={`wf-type ${node?.run_type}`}>{node?.run_type}</span>
             <StatusBadge status={node?.status} />
           </h2>
-          {selected === tree.data.shared_run_id && shared ? (
+          {detail.data && detail.data.id === selected ? (
+            <RunMessages run={detail.data as RunDetail} />
+          ) : selected === tree.data.shared_run_id && shared ? (
             <>
               <h3>Inputs</h3>
               <JsonView value={shared.inputs ?? null} label="Inputs" />

@@ -34,7 +34,9 @@ export function isSameUserRequest(req: Request): boolean {
 /** The API key of a request: `X-Api-Key`, or `Authorization: Bearer <key>`. */
 export function requestKey(req: Request): string | undefined {
   const header = req.headers["x-api-key"];
-  if (typeof header === "string" && header) return header;
+  // the langsmith JS SDK 0.3.x uploads with `x-api-key: undefined` (the text) when it has no key:
+  // that is no key, not a wrong one (refusing it lost every trace sent to a keyless `berth dev`)
+  if (typeof header === "string" && header && header !== "undefined") return header;
   const auth = req.headers.authorization;
   return auth?.startsWith("Bearer ") ? auth.slice(7).trim() : undefined;
 }

@@ -18,6 +18,7 @@ import { feedbackRoutes, multipartFeedbackSink } from "./feedback-routes.js";
 import { langsmithRoutes } from "./langsmith-routes.js";
 import { datasetRoutes } from "./dataset-routes.js";
 import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
+import { langsmithV2Routes } from "./langsmith-v2-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
 import * as Responses from "./response-schemas.js";
 
@@ -52,6 +53,7 @@ export function tracingOpenApi(deps: TracingRouterDeps = {} as TracingRouterDeps
 
 export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   const router = express.Router();
+  router.use(langsmithV1Alias);
   const api = systemRoutes(deps);
   const publicRoutes = express.Router();
   api.mount(publicRoutes);
@@ -82,6 +84,15 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   return router;
 }
 
+/**
+ * LangSmith's paths carry `/api/v1` (the SDK 0.12's resource clients call `<base>/api/v1/sessions`,
+ * `/api/v1/info`…): the same routes answer there. `/api/v2` has routes of its own.
+ */
+function langsmithV1Alias(req: express.Request, _res: express.Response, next: express.NextFunction): void {
+  if (req.url.startsWith("/api/v1/")) req.url = req.url.slice("/api/v1".length);
+  next();
+}
+
 /** What a scoped key with tracing:write may do: the ingestion endpoints, nothing that reads. */
 const isIngestRequest: RestrictedAccess = (req, restriction) =>
   restriction.scopes.includes(TRACING_WRITE) && isIngestPath(req);
@@ -106,6 +117,7 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
 function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
   queryRoutes(router, deps);
   langsmithRoutes(router, deps);
+  langsmithV2Routes(router, deps);
   feedbackRoutes(router, deps.feedback);
   datasetRoutes(router, deps);
   exampleRoutes(router, deps);

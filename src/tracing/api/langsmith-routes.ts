@@ -26,7 +26,7 @@ const ShareInfo = z.object({ run_id: z.guid(), share_token: z.guid() }).meta({ i
 type Stats = Awaited<ReturnType<typeof projectStats>> extends Map<string, infer S> ? S : never;
 
 /** A project as LangSmith's session: metadata inside `extra`, stats flat, latencies in seconds. */
-function session(p: Project, s: Stats | undefined) {
+export function session(p: Project, s: Stats | undefined) {
   const sec = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : ms / 1000);
   return {
     id: p.id,
@@ -74,12 +74,15 @@ function runFilter(b: z.output<typeof L.runsStatsBody>): Omit<RunFilter, "limit"
   };
 }
 
+/** Projects as LangSmith sessions, with their stats. */
+export async function sessionsWithStats(deps: QueryDeps, list: Project[]) {
+  const stats = list.length ? await projectStats(deps, list.map((p) => p.id)) : new Map<string, Stats>();
+  return list.map((p) => session(p, stats.get(p.id)));
+}
+
 export function langsmithRoutes(router: ApiRouter, deps: QueryDeps): void {
   const { projects, query, feedback, shares } = deps;
-  const withStats = async (list: Project[]) => {
-    const stats = list.length ? await projectStats(deps, list.map((p) => p.id)) : new Map<string, Stats>();
-    return list.map((p) => session(p, stats.get(p.id)));
-  };
+  const withStats = (list: Project[]) => sessionsWithStats(deps, list);
 
   // ---------- sessions (projects) ----------
 

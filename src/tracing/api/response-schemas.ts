@@ -292,6 +292,8 @@ export const RunDetail = runFields
 export const ThreadSummary = z
   .object({
     thread_id: z.string(),
+    first_trace_id: z.guid().describe("The trace of the first turn"),
+    last_trace_id: z.guid().describe("The trace of the latest turn"),
     turn_count: z.number().int(),
     error_count: z.number().int(),
     llm_count: z.number().int(),

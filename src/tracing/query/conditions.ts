@@ -21,6 +21,8 @@ export interface RunFilter {
   /** LangSmith `POST /runs/query` filters. */
   project_ids?: string[];
   ids?: string[];
+  /** Runs of any of these traces (LangSmith v2's `trace_ids`). */
+  trace_ids?: string[];
   reference_example_ids?: string[];
   /** true: failed runs only; false: runs without an error. */
   error?: boolean;
@@ -47,6 +49,7 @@ export function runConditions(tenantId: string, f: Omit<RunFilter, "limit">): { 
   if (f.project_id) add("project_id = ?", f.project_id);
   if (f.project_ids) add("project_id = ANY(?::uuid[])", f.project_ids);
   if (f.ids) add("id = ANY(?::uuid[])", f.ids);
+  if (f.trace_ids) add("trace_id = ANY(?::uuid[])", f.trace_ids);
   if (f.reference_example_ids) add("reference_example_id = ANY(?::uuid[])", f.reference_example_ids);
   if (f.error === true) where.push("(error IS NOT NULL OR status = 'error')");
   if (f.error === false) where.push("(error IS NULL AND status <> 'error')");

@@ -198,25 +198,30 @@ export class QueryService {
   }
 
   /** Conversations of a project: root runs grouped by thread id, with LLM totals of their traces. */
-  async threads(tenantId: string, projectId: string, limit: number, offset: number) {
+  async threads(tenantId: string, projectId: string, limit: number, offset: number, window: { min?: string; max?: string } = {}) {
     const { rows } = await this.pool.query(
       `WITH roots AS (
          SELECT thread_id, trace_id, start_time, end_time, status, name FROM tracing_runs
          WHERE project_id = $1 AND tenant_id = $2 AND thread_id IS NOT NULL AND parent_run_id IS NULL
+           AND ($5::timestamptz IS NULL OR start_time >= $5) AND ($6::timestamptz IS NULL OR start_time <= $6)
        ), threads AS (
          SELECT thread_id, count(*) AS turn_count, min(start_time) AS first_start_time, max(start_time) AS last_start_time,
-           count(*) FILTER (WHERE status = 'error') AS error_count, array_agg(trace_id) AS trace_ids
+           count(*) FILTER (WHERE status = 'error') AS error_count, array_agg(trace_id) AS trace_ids,
+           (array_agg(trace_id ORDER BY start_time, trace_id))[1] AS first_trace_id,
+           (array_agg(trace_id ORDER BY start_time DESC, trace_id DESC))[1] AS last_trace_id
          FROM roots GROUP BY thread_id ORDER BY max(start_time) DESC NULLS LAST, thread_id LIMIT $3 OFFSET $4
        )
-       SELECT t.thread_id, t.turn_count, t.first_start_time, t.last_start_time, t.error_count,
+       SELECT t.thread_id, t.turn_count, t.first_start_time, t.last_start_time, t.error_count, t.first_trace_id, t.last_trace_id,
          coalesce(sum(r.total_tokens), 0) AS total_tokens, sum(r.total_cost) AS total_cost, count(r.id) AS llm_count
        FROM threads t LEFT JOIN tracing_runs r ON r.tenant_id = $2 AND r.trace_id = ANY(t.trace_ids) AND r.run_type = 'llm'
-       GROUP BY t.thread_id, t.turn_count, t.first_start_time, t.last_start_time, t.error_count
+       GROUP BY t.thread_id, t.turn_count, t.first_start_time, t.last_start_time, t.error_count, t.first_trace_id, t.last_trace_id
        ORDER BY t.last_start_time DESC NULLS LAST, t.thread_id`,
-      [projectId, tenantId, limit, offset],
+      [projectId, tenantId, limit, offset, window.min ?? null, window.max ?? null],
     );
     return rows.map((r) => ({
       thread_id: r.thread_id as string,
+      first_trace_id: r.first_trace_id as string,
+      last_trace_id: r.last_trace_id as string,
       turn_count: Number(r.turn_count),
       error_count: Number(r.error_count),
       llm_count: Number(r.llm_count),
