@@ -6,12 +6,14 @@
  * that cannot be stored costs only itself; its staged rows come back as failures (kept and
  * reported by the worker), never to be retried.
  */
+import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { Logger } from "../../shared/logging.js";
 import type { Json, RunRecord } from "../run.js";
 import { combineDeltas, contribution } from "../rollups/contribution.js";
 import { applyRollupDeltas } from "../storage/rollups.js";
 import type { PriceStore } from "../storage/prices.js";
+import { DEFAULT_PROJECT } from "../storage/projects.js";
 import { rowToRecord, selectRuns, writeRuns, type RunRow } from "../storage/runs.js";
 import type { StagedAttachmentOp, StagedRow, StagedRunOp } from "../storage/staging.js";
 import { isDataError, savepoint } from "../storage/savepoint.js";
@@ -32,6 +34,8 @@ export interface TenantMerge {
   outcomes: Map<string, RunOutcome>;
   /** Staged rows not used, with the reason. */
   failures: { row: StagedRow; error: string }[];
+  /** A project was deleted behind a request's cache and created again: caches must forget. */
+  recreated?: boolean;
 }
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -92,6 +96,7 @@ export async function mergeTenant(client: pg.PoolClient, tenantId: string, stage
   const { rows: live } = projectIds.size ? await client.query<{ id: string }>("SELECT id FROM tracing_projects WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [tenantId, [...projectIds]]) : { rows: [] };
   const existing = new Set(live.map((p) => p.id));
 
+  let recreated = false;
   const merged = new Map<string, RunRecord>();
   const derivedOf = new Map<string, string[]>();
   const projectOf = new Map<string, string>();
@@ -132,8 +137,15 @@ export async function mergeTenant(client: pg.PoolClient, tenantId: string, stage
         continue;
       }
       byId.set(id, applied);
-      const project = named ?? before?.project_id ?? fallback;
-      if (!project || (!existing.has(project) && project !== before?.project_id)) {
+      let project = named ?? before?.project_id ?? fallback;
+      if (project && !existing.has(project) && project !== before?.project_id) {
+        // deleted after the request resolved it (another process's cache, or a delete meanwhile):
+        // recreated under its name, as a request naming it would
+        const name = [...applied].reverse().map((r) => (r.op as StagedRunOp).run.session_name).find(Boolean) ?? (project === fallback ? DEFAULT_PROJECT : undefined);
+        project = name ? await projectNamed(client, tenantId, name) : undefined;
+        if (project) (existing.add(project), (recreated = true));
+      }
+      if (!project) {
         fail(id, "the run's project was deleted before the run was merged: not stored");
         byId.delete(id);
         continue;
@@ -178,7 +190,7 @@ export async function mergeTenant(client: pg.PoolClient, tenantId: string, stage
   try {
     await savepoint(client, () => write(rows, attachments));
     for (const r of rows) done(r.id);
-    return { outcomes, failures };
+    return { outcomes, failures, recreated };
   } catch (err) {
     if (!isDataError(err)) throw err;
   }
@@ -203,7 +215,14 @@ export async function mergeTenant(client: pg.PoolClient, tenantId: string, stage
       outcome(a.run_id).errors.push(error);
     }
   }
-  return { outcomes, failures };
+  return { outcomes, failures, recreated };
+}
+
+/** A project's id by name, created if missing (inside the merge's transaction). */
+async function projectNamed(client: pg.PoolClient, tenantId: string, name: string): Promise<string> {
+  await client.query("INSERT INTO tracing_projects (id, tenant_id, name) VALUES ($1, $2, $3) ON CONFLICT (tenant_id, name) DO NOTHING", [randomUUID(), tenantId, name]);
+  const { rows } = await client.query<{ id: string }>("SELECT id FROM tracing_projects WHERE tenant_id = $1 AND name = $2", [tenantId, name]);
+  return rows[0]!.id;
 }
 
 /** Children sent without trace_id or dotted_order (plain POST /runs) join their parent's trace. */

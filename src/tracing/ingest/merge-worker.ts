@@ -212,7 +212,7 @@ export class MergeWorker {
   /** After a commit: log what was not stored, tell waiting requests. */
   private report(merges: Map<string, TenantMerge>): void {
     for (const [tenantId, m] of merges) {
-      let projectGone = false;
+      let projectGone = Boolean(m.recreated);
       for (const f of m.failures) {
         projectGone ||= /project was deleted/.test(f.error);
         this.logger.warn({ tenantId, runId: f.row.run_id, seq: f.row.seq, kind: f.row.kind }, `ingest: staged ${f.row.kind} not merged (kept in tracing_staged_failures): ${f.error}`);
