@@ -21,6 +21,7 @@ const Threads = lazy(() => import("./pages/Threads"));
 const Thread = lazy(() => import("./pages/Thread"));
 const TraceView = lazy(() => import("./pages/TraceView"));
 const Prices = lazy(() => import("./pages/Prices"));
+const DeploymentStudio = lazy(() => import("./studio/DeploymentStudio"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -75,6 +76,7 @@ function ConsoleRoutes() {
         <Route index element={<Navigate to={paths.deployments} replace />} />
         <Route path="/deployments" element={<Page><Deployments /></Page>} />
         <Route path="/deployments/:deploymentId" element={<Page><DeploymentDetail /></Page>} />
+        <Route path="/deployments/:deploymentId/studio/:tab?" element={<Page><DeploymentStudio /></Page>} />
         <Route path="/projects" element={<Page><Projects /></Page>} />
         <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />
         <Route path="/projects/:projectId/dashboard" element={<Page><Dashboard /></Page>} />
