@@ -77,9 +77,12 @@ export function GraphDrawing({ graph, highlights }: { graph: GraphJson; highligh
               {n.label}
             </text>
             {interrupted ? (
-              <text className="studio-interrupt-mark" x={n.x + n.width / 2 - 4} y={n.y - n.height / 2 + 2} textAnchor="middle">
-                ⏸
-              </text>
+              // a drawn mark, not a glyph: the page may have no font with a pause sign
+              <g className="studio-interrupt-mark" aria-hidden="true">
+                <circle cx={n.x + n.width / 2} cy={n.y - n.height / 2} r={8} />
+                <rect x={n.x + n.width / 2 - 3.5} y={n.y - n.height / 2 - 4} width={2.5} height={8} />
+                <rect x={n.x + n.width / 2 + 1} y={n.y - n.height / 2 - 4} width={2.5} height={8} />
+              </g>
             ) : null}
           </g>
         );
