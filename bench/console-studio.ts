@@ -29,9 +29,12 @@ export async function deployExamples(url: string, apiKey: string, scratch: strin
   });
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const r = await call<{ status: string }>("GET", `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}?wait=30`);
+    const r = await call<{ status: string; reason?: string }>("GET", `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}?wait=30`);
     if (r.status === "DEPLOYED") break;
-    if (/FAILED/.test(r.status) || Date.now() > until) throw new Error(`the example deployment is ${r.status}`);
+    if (/FAILED/.test(r.status) || Date.now() > until) {
+      const logs = await call<unknown>("GET", `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}/logs?type=deploy`).catch((err: Error) => err.message);
+      throw new Error(`the example deployment is ${r.status}: ${r.reason ?? ""}\n${JSON.stringify(logs).slice(-3000)}`);
+    }
   }
   const chat = await call<{ assistant_id: string }[]>("POST", `/v2/deployments/${d.id}/agent/assistants/search`, { graph_id: "chat" });
   return { id: d.id, chatAssistant: chat[0]!.assistant_id };

@@ -32,7 +32,9 @@
  *   the page's SDK handed over its SSE event (the console's added delay).
  * Usage: node --import tsx bench/console.ts [--runs 5] [--trace-runs 2000] [--project-runs 1000000] [--skip-project] [--skip-studio]
  */
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, RunTree } from "langsmith";
 import pg from "pg";
@@ -419,7 +421,7 @@ try {
   if (!args["skip-studio"]) {
     console.log("\ndeploying the example agents for the Studio…");
     t0 = performance.now();
-    const examples = await deployExamples(url, API_KEY, db.dataDir, 600_000);
+    const examples = await deployExamples(url, API_KEY, mkdtempSync(path.join(os.tmpdir(), "bench-studio-")), 600_000);
     console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const graphSamples = await measure(browser, "studio graph", () =>
       loadOnce(
