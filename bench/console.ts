@@ -27,9 +27,14 @@
  * The server is `berth dev` from a fresh dist/ build, on a scratch Postgres database, serving a fresh
  * build of the console (Vite's JS API). Needs Postgres on 127.0.0.1 and Chromium at /usr/bin/chromium
  * (or BERTH_CHROMIUM).
- * Usage: node --import tsx bench/console.ts [--runs 5] [--trace-runs 2000] [--project-runs 1000000] [--skip-project]
+ * - the Studio of the bundled example agents deployed on that `berth dev` (bench/console-studio.ts):
+ *   the graph view's first render, and in the Run tab the first token shown after Send against when
+ *   the page's SDK handed over its SSE event (the console's added delay).
+ * Usage: node --import tsx bench/console.ts [--runs 5] [--trace-runs 2000] [--project-runs 1000000] [--skip-project] [--skip-studio]
  */
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, RunTree } from "langsmith";
 import pg from "pg";
@@ -37,6 +42,7 @@ import type { Browser } from "playwright-core";
 import { generateKey, keyToConfig } from "../src/control-plane/rules/index.js";
 import { DEFAULT_TENANT_ID } from "../src/shared/auth/service.js";
 import { buildConsole, launchBrowser, newContext, screenshot } from "../test/helpers/browser.js";
+import { deployExamples, firstTokenOnce, type FirstToken } from "./console-studio.js";
 import { buildDist, createDb, forkBerth, pct, printTable, seedProjectRuns } from "./lib.js";
 
 const { values: args } = parseArgs({
@@ -45,6 +51,7 @@ const { values: args } = parseArgs({
     "trace-runs": { type: "string", default: "2000" },
     "project-runs": { type: "string", default: "1000000" },
     "skip-project": { type: "boolean", default: false },
+    "skip-studio": { type: "boolean", default: false },
   },
 });
 const RUNS = Number(args.runs);
@@ -410,6 +417,48 @@ try {
       ["  of which the request", (s) => s.marks.statsLoadedTook, "request sent → response end (the server, mostly)"],
       ["first chart drawn with data", (s) => s.marks.chart, "default range"],
     ]);
+  }
+  if (!args["skip-studio"]) {
+    console.log("\ndeploying the example agents for the Studio…");
+    t0 = performance.now();
+    const examples = await deployExamples(url, API_KEY, mkdtempSync(path.join(os.tmpdir(), "bench-studio-")), 600_000);
+    console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const graphSamples = await measure(browser, "studio graph", () =>
+      loadOnce(
+        browser!,
+        `${url}/deployments/${examples.id}/studio/graph?assistant=${examples.chatAssistant}`,
+        { marks: { graph: ['svg[aria-label="Graph drawing"] [data-node="agent"]'] }, responses: { graphLoaded: "/agent/assistants/[^/]+/graph" } },
+        ["graph"],
+      ),
+    );
+    results.studioGraph = report("Studio graph view of the chat example (/deployments/{id}/studio/graph)", graphSamples, [
+      ["FCP", (s) => s.marks.fcp, ""],
+      ["GET …/agent/assistants/{id}/graph answered", (s) => s.marks.graphLoaded, "through the control plane's proxy (response end)"],
+      ["  of which the request", (s) => s.marks.graphLoadedTook, "request sent → response end"],
+      ["first render: graph drawn", (s) => s.marks.graph, "laid out by dagre, the agent node in the DOM"],
+    ]);
+    const runUrl = `${url}/deployments/${examples.id}/studio/run?assistant=${examples.chatAssistant}`;
+    process.stdout.write("  studio first token: warm-up");
+    await firstTokenOnce(browser, runUrl, API_KEY, TIMEOUT);
+    const tokens: FirstToken[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      process.stdout.write(` ${i + 1}`);
+      tokens.push(await firstTokenOnce(browser, runUrl, API_KEY, TIMEOUT));
+    }
+    process.stdout.write("\n");
+    console.log("\n## Studio Run tab, chat example: first token after Send");
+    const rows: [string, number[], string][] = [
+      ["SSE event handed over by the SDK", tokens.map((t) => t.received), "Send → first messages-tuple event yielded in the page"],
+      ["first token shown", tokens.map((t) => t.shown), "Send → the token's message rendered (next frame)"],
+      ["console's added delay", tokens.map((t) => t.shown - t.received), "shown − handed over"],
+    ];
+    printTable(
+      ["ms", "median", "p90", "min", "note"],
+      rows.map(([name, xs, note]) => {
+        const st = stats(xs);
+        return [name, f(st?.median), f(st?.p90), f(st?.min), note];
+      }),
+    );
   }
   console.log(`\n(times are DOM times read in the page; p90 of ${RUNS} samples is close to their maximum; total ${((performance.now() - began) / 1000).toFixed(0)} s)`);
 } finally {

@@ -22,6 +22,7 @@ const Thread = lazy(() => import("./pages/Thread"));
 const TraceView = lazy(() => import("./pages/TraceView"));
 const Prices = lazy(() => import("./pages/Prices"));
 const DatasetDetail = lazy(() => import("./pages/DatasetDetail"));
+const DeploymentStudio = lazy(() => import("./studio/DeploymentStudio"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -76,6 +77,7 @@ function ConsoleRoutes() {
         <Route index element={<Navigate to={paths.deployments} replace />} />
         <Route path="/deployments" element={<Page><Deployments /></Page>} />
         <Route path="/deployments/:deploymentId" element={<Page><DeploymentDetail /></Page>} />
+        <Route path="/deployments/:deploymentId/studio/:tab?" element={<Page><DeploymentStudio /></Page>} />
         <Route path="/projects" element={<Page><Projects /></Page>} />
         <Route path="/projects/datasets/:datasetId" element={<Page><DatasetDetail /></Page>} />
         <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />

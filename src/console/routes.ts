@@ -6,6 +6,9 @@ export const paths = {
   signIn: "/sign-in",
   deployments: "/deployments",
   deployment: (id: string) => `/deployments/${encodeURIComponent(id)}`,
+  /** A deployment's Studio: a tab (graph, assistants, threads, run) and the assistant shown. */
+  studio: (id: string, tab = "graph", assistantId?: string) =>
+    `/deployments/${encodeURIComponent(id)}/studio/${encodeURIComponent(tab)}${assistantId ? `?assistant=${encodeURIComponent(assistantId)}` : ""}`,
   projects: "/projects",
   dataset: (id: string) => `/projects/datasets/${encodeURIComponent(id)}`,
   project: (id: string) => `/projects/${encodeURIComponent(id)}`,

@@ -30,6 +30,8 @@ export interface ControlPlaneOptions {
   jwt?: JwtSettings;
   /** Failed authentication attempts per client and window before 429. */
   authFailures?: Partial<FailureLimits>;
+  /** What the console's agent-server proxy sends for a loopback-open request (the admin key). */
+  agentProxyKey?: string;
 }
 
 export interface ControlPlane {
@@ -80,6 +82,7 @@ export async function openControlPlane(pool: pg.Pool, options: ControlPlaneOptio
     listeners,
     integrations,
     hooks: options.hooks ?? {},
+    agentProxyKey: options.agentProxyKey,
     ping: async () => {
       await pool.query("SELECT 1");
     },

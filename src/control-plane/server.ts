@@ -110,6 +110,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
         embedded: db.embedded,
         dataDir: settings.dataDir,
         secretsKeys: settings.secretsKeys?.split(",").map((k) => k.trim()).filter(Boolean),
+        agentProxyKey: admin.key,
         hooks: runtimes.hooks({
           deploymentCreated: async (tenantId, d) => {
             // spec §1.2: a deployment comes with a tracing project of the same name

@@ -108,6 +108,8 @@ export default function DeploymentDetail() {
       <dl className="fields">
         <dt>URL</dt>
         <dd>{url ? <a href={url} target="_blank" rel="noreferrer noopener">{url}</a> : <span className="muted">not served yet</span>}</dd>
+        <dt>Studio</dt>
+        <dd>{url ? <Link to={paths.studio(d.id)}>Open Studio</Link> : <span className="muted">once served</span>}</dd>
         <dt>Source</dt>
         <dd>
           {d.source} · <code>{describeSource(d)}</code>

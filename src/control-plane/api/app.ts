@@ -11,6 +11,7 @@ import { integrationRoutes, mountWebhook } from "./integration-routes.js";
 import { keyRoutes } from "./key-routes.js";
 import { allowDeploymentAuthKey, platformAuthRoutes } from "./platform-auth-routes.js";
 import { tenantRoutes } from "./tenant-routes.js";
+import { AGENT_PROXY_ROUTE, agentProxy } from "./agent-proxy.js";
 import { idempotency } from "./idempotency.js";
 import * as Responses from "./response-schemas.js";
 
@@ -21,6 +22,8 @@ export interface ControlPlaneRouterDeps extends ControlPlaneDeps {
   authMode: AuthMode;
   logger: Logger;
   ping(): Promise<void>;
+  /** The credential the agent-server proxy passes on for a loopback-open request without one. */
+  agentProxyKey?: string;
 }
 
 // spec §9: the control plane interface description carries version 0.1.0
@@ -61,6 +64,8 @@ export function createControlPlaneRouter(deps: ControlPlaneRouterDeps): express.
   mountDocs(router, documentOf(system, api), DOC_INFO);
   mountWebhook(router, deps);
   router.use(authenticate(deps.auth, deps.authMode, deps.jwt, allowDeploymentAuthKey));
+  // before the body parser: the body streams through to the agent server untouched
+  router.all(AGENT_PROXY_ROUTE, agentProxy({ deployments: deps.deployments, loopbackKey: deps.agentProxyKey }));
   router.use(jsonBody(1024 * 1024));
   router.use(idempotency(deps.pool));
   api.mount(router);

@@ -1,0 +1,35 @@
+/**
+ * The LangGraph SDK client the Studio talks through. In the console it goes to the control
+ * plane's proxy of the deployment's agent server (`/v2/deployments/{id}/agent`, see
+ * src/control-plane/api/agent-proxy.ts): same origin, the session's key and tenant as headers,
+ * nothing else kept in the page. Served by a bare agent server (`berth serve`, at /studio), the
+ * agent server is the origin itself.
+ */
+import { Client } from "@langchain/langgraph-sdk";
+import type { Session } from "../api/session-store";
+
+export function sessionHeaders(session: Session | null): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (session?.apiKey) h["X-Api-Key"] = session.apiKey;
+  if (session?.tenantId) h["X-Tenant-Id"] = session.tenantId;
+  return h;
+}
+
+/** The agent server's base URL through the control plane (pure). */
+export function deploymentAgentUrl(origin: string, deploymentId: string): string {
+  return `${origin}/v2/deployments/${encodeURIComponent(deploymentId)}/agent`;
+}
+
+export function studioClient(apiUrl: string, session: Session | null): Client {
+  // apiKey null: the SDK would otherwise look for one in the environment
+  return new Client({ apiUrl, apiKey: null, defaultHeaders: sessionHeaders(session), callerOptions: { maxRetries: 1 } });
+}
+
+const ids = new WeakMap<object, number>();
+let nextId = 0;
+/** A stable key of one client object, for query caches (two deployments' answers never mix). */
+export function clientKey(client: object): number {
+  let id = ids.get(client);
+  if (id === undefined) ids.set(client, (id = ++nextId));
+  return id;
+}
