@@ -21,7 +21,10 @@
  */
 import { randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { WRITES_IDX_MAP, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import type pg from "pg";
+import { putCheckpointStatement, putWritesStatement } from "./checkpoint-writes.js";
 
 /**
  * Called before every checkpoint write with the writing run's config; throws to refuse the write.
@@ -46,22 +49,50 @@ export function withRunMetadata(metadata: Record<string, unknown>, runMetadata: 
 
 export class BerthPostgresSaver extends PostgresSaver {
   private fence?: WriteFence;
+  /** The library keeps its pool and schema private; the single-statement writes need both. */
+  private readonly db: pg.Pool;
+  private readonly schema: string;
+
+  constructor(pool: pg.Pool, serde?: SerializerProtocol, options?: ConstructorParameters<typeof PostgresSaver>[2]) {
+    super(pool, serde, options);
+    this.db = pool;
+    this.schema = options?.schema ?? "public";
+  }
 
   setWriteFence(fence: WriteFence | undefined): void {
     this.fence = fence;
   }
 
+  /** The library's put as one statement (checkpoint-writes.ts): same rows, one round trip. */
   override async put(...args: Parameters<PostgresSaver["put"]>): ReturnType<PostgresSaver["put"]> {
     const [config, checkpoint, metadata, newVersions] = args;
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
     await this.fence?.(config);
     // The config LangGraph passes carries the run's metadata (runs/execute.ts puts it there).
     const tagged = withRunMetadata(metadata as Record<string, unknown>, config.metadata) as typeof metadata;
-    return super.put(config, checkpoint, tagged, newVersions);
+    const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable;
+    const [blobs, storedMetadata] = await Promise.all([
+      this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(tagged),
+    ]);
+    await this.db.query(
+      putCheckpointStatement(
+        this.schema,
+        { threadId: thread_id, ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id, checkpoint: this._dumpCheckpoint(checkpoint), metadata: storedMetadata },
+        blobs,
+      ),
+    );
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
+  /** The library's putWrites as one statement (checkpoint-writes.ts). */
   override async putWrites(...args: Parameters<PostgresSaver["putWrites"]>): ReturnType<PostgresSaver["putWrites"]> {
-    await this.fence?.(args[0]);
-    return super.putWrites(...args);
+    const [config, writes, taskId] = args;
+    await this.fence?.(config);
+    const upsert = writes.every((w) => w[0] in WRITES_IDX_MAP);
+    const rows = await this._dumpWrites(config.configurable?.thread_id, config.configurable?.checkpoint_ns, config.configurable?.checkpoint_id, taskId, writes);
+    const statement = putWritesStatement(this.schema, rows, upsert);
+    if (statement) await this.db.query(statement);
   }
 
   // Typed as number by the base class (BaseCheckpointSaver<number>); LangGraph treats versions as

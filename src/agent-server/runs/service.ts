@@ -11,7 +11,8 @@ import { ApiError, NotFoundError } from "../../shared/errors.js";
 import type { CancelMessage, DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal, withInterrupts } from "./rules.js";
 import { toWireJson } from "../serde.js";
-import type { Run, RunKwargs } from "../storage/runs.js";
+import { StaleAssistantError, type Run, type RunKwargs } from "../storage/runs.js";
+import { AssistantCache } from "./assistant-cache.js";
 import type { Assistant } from "../storage/assistants.js";
 import { randomUUID } from "node:crypto";
 import { authConfigurable, OPEN_AUTHZ, type Authz } from "../auth/access.js";
@@ -68,7 +69,11 @@ export interface RunResult {
 }
 
 export class RunService {
-  constructor(private readonly ctx: AgentServerContext) {}
+  private readonly assistants: AssistantCache;
+
+  constructor(private readonly ctx: AgentServerContext) {
+    this.assistants = new AssistantCache(ctx.assistants);
+  }
 
   /** Create a run on a thread (`threadId`) or a stateless one (`null`). */
   async create(
@@ -81,9 +86,34 @@ export class RunService {
     /** The caller's authorisation (custom auth): `threads:create_run` and the user graphs see. */
     authz: Authz = OPEN_AUTHZ,
   ): Promise<Run> {
+    // Inside a caller's transaction every query must use its client (PGlite runs one transaction at
+    // a time), and such callers (crons) are rare: they read the assistant afresh. Others build the
+    // run from the assistant kept in memory, which the insert checks is still current; when it is
+    // not, the run is built again from a fresh read (custom auth's handler then sees it again).
+    if (resolved || client) {
+      return this.createFrom(resolved ?? (await this.ctx.assistants.get(body.assistant_id, client)), undefined, threadId, body, headers, client, authz);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const { assistant, rowVersion } = await this.assistants.get(body.assistant_id);
+      try {
+        return await this.createFrom(assistant, rowVersion, threadId, body, headers, undefined, authz);
+      } catch (err) {
+        if (!(err instanceof StaleAssistantError) || attempt >= 3) throw err;
+        this.assistants.forget(assistant.assistant_id);
+      }
+    }
+  }
+
+  private async createFrom(
+    assistant: Assistant,
+    assistantRowVersion: string | undefined,
+    threadId: string | null,
+    body: RunCreate,
+    headers: IncomingHttpHeaders,
+    client: pg.PoolClient | undefined,
+    authz: Authz,
+  ): Promise<Run> {
     const { ctx } = this;
-    // Inside a caller's transaction every query must use its client: PGlite runs one transaction at a time.
-    const assistant = resolved ?? (await ctx.assistants.get(body.assistant_id, client));
     if (!ctx.registry.has(assistant.graph_id)) {
       throw new ApiError(422, `assistant ${assistant.assistant_id} uses graph "${assistant.graph_id}", which this deployment does not have`);
     }
@@ -133,6 +163,7 @@ export class RunService {
         webhook: body.webhook,
         runId: auth.runId,
         newThreadMetadata: auth.newThreadMetadata,
+        assistantRowVersion,
       },
       client,
     );

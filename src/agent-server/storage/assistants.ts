@@ -43,6 +43,21 @@ export class AssistantStore {
     return rows[0];
   }
 
+  /**
+   * An assistant with its row version (`xmin`: it changes with every update of the row, whoever
+   * makes it), so a copy kept in memory can be checked against the table in a later statement.
+   */
+  async getVersioned(idOrGraph: string): Promise<{ assistant: Assistant; rowVersion: string }> {
+    const id = this.resolveId(idOrGraph);
+    const { rows } = await this.pool.query<Assistant & { row_version: string }>(
+      `SELECT ${COLUMNS}, xmin::text AS row_version FROM assistants WHERE assistant_id = $1`,
+      [id],
+    );
+    if (!rows[0]) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
+    const { row_version: rowVersion, ...assistant } = rows[0];
+    return { assistant, rowVersion };
+  }
+
   async create(input: {
     assistant_id?: string;
     graph_id: string;

@@ -102,6 +102,19 @@ export interface NewRun {
   runId?: string;
   /** Metadata for a thread this run creates (stateless, if_not_exists=create): custom auth's owner stamp. */
   newThreadMetadata?: Record<string, unknown>;
+  /**
+   * The row version of the assistant the run was built from, when it came from memory
+   * (runs/assistant-cache.ts): the run is created only if the assistant is still that version,
+   * otherwise `StaleAssistantError`.
+   */
+  assistantRowVersion?: string;
+}
+
+/** The assistant changed (or went) since the copy a run was built from was read: read it again. */
+export class StaleAssistantError extends Error {
+  constructor(readonly assistantId: string) {
+    super(`assistant ${assistantId} changed while the run was being created`);
+  }
 }
 
 export interface CreatedRun {
@@ -202,13 +215,16 @@ export class RunStore {
       // Insert the run and mark the thread busy in one statement. The thread remembers its graph
       // (state reads need it) and stays busy until its queue drains.
       const { rows } = await c.query<Run>(this.insertStatement(spec, runId, threadId, kwargs));
-      return { run: rows[0]!, cancelled: plan.cancelRunning };
+      // the thread exists (locked or made above): no row means the assistant is not as read
+      if (!rows[0]) throw new StaleAssistantError(spec.assistantId);
+      return { run: rows[0], cancelled: plan.cancelRunning };
     });
   }
 
   /**
    * Insert a run and mark its thread busy in one statement. The thread remembers its graph (state
-   * reads need it) and stays busy until its queue drains. No row when the thread does not exist.
+   * reads need it) and stays busy until its queue drains. No row when the thread does not exist, or
+   * when the assistant is no longer the row version the run was built from ($11, when given).
    */
   private insertStatement(spec: NewRun, runId: string, threadId: string, kwargs: RunKwargs): pg.QueryConfig {
     return this.q(
@@ -217,12 +233,14 @@ export class RunStore {
          UPDATE threads SET status = 'busy', updated_at = now(),
            metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
          WHERE thread_id = $2
+           AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM assistants WHERE assistant_id = $3::text::uuid AND xmin::text = $11::text))
          RETURNING thread_id
        )
        INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
        SELECT $1, thread_id, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9) FROM thread
        RETURNING ${RUN_COLUMNS}`,
-      [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId],
+      [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId,
+        spec.assistantRowVersion ?? null],
     );
   }
 

@@ -1,19 +1,20 @@
 /**
  * The embedded database: PGlite (Postgres compiled to WASM, in this process) persisted in a
- * directory, exposed through pglite-socket so that the ordinary `pg` driver, our migrations and
- * the official LangGraph Postgres checkpointer run unchanged on it.
+ * directory, exposed on a socket speaking the Postgres wire protocol (embedded-thread.ts) so that
+ * the ordinary `pg` driver, our migrations and the official LangGraph Postgres checkpointer run
+ * unchanged on it.
  *
- * Access: pglite-socket speaks no authentication (any client is let in as `postgres`), so it does
+ * Access: the socket speaks no authentication (any client is let in as `postgres`), so it does
  * not listen on a TCP port, where every local user and process could connect: it listens on a
  * Unix socket in a directory of its own (mode 0700) that only this process's user can enter. The
  * data directory is 0700 too, its files 0600: PGlite writes files world-writable (0666), so the
  * modes are set when the database opens and when it closes; files made in between sit in the
  * 0700 directory, out of other users' reach.
  *
- * PGlite is one Postgres session: pglite-socket queues queries from all connections and pins a
- * connection that is inside a transaction until it ends. Keep transactions short.
+ * PGlite is one Postgres session: the socket's front runs the statements of all connections one at
+ * a time and pins a connection that is inside a transaction until it ends. Keep transactions short.
  *
- * PGlite and its socket server run on a worker thread of their own: Postgres (WASM) executing
+ * PGlite and its socket front run on a worker thread of their own: Postgres (WASM) executing
  * statements was ~40 % of the process's CPU under load (CPU profile, issue 16), and on the main
  * thread it competed with the graphs and the HTTP server for one core. The main thread talks to it
  * over the Unix socket exactly as before; only the CPU moves.
@@ -23,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { PGLITE_THREAD_SOURCE } from "./embedded-thread.js";
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -54,78 +56,23 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   };
 }
 
-/**
- * The thread's code. It is evaluated (not a module file) so that it runs the same from the
- * TypeScript sources (tsx, vitest) and from dist/; it loads PGlite from absolute paths resolved here.
- */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const { PGlite } = require(workerData.pglitePath);
-const { PGLiteSocketServer, PGLiteSocketHandler } = require(workerData.socketPath);
-// pgvector, for the store's semantic search (store.index). Always loaded: a data directory where
-// the extension was once created must open with it whatever today's config says.
-const { vector } = require(workerData.pgvectorPath);
-// pglite-socket answers each protocol message of a query (Parse, Bind, Describe, Execute, Sync)
-// with a socket write of its own: one write syscall each, ~25 % of this thread's CPU (profile,
-// issue 16). Corking the socket while a chunk of client data is handled sends those answers in
-// one write. (Cork is a counter: overlapping calls flush when the last one ends.)
-const handleData = PGLiteSocketHandler && PGLiteSocketHandler.prototype.handleData;
-if (typeof handleData === "function") {
-  PGLiteSocketHandler.prototype.handleData = async function (data) {
-    const socket = this.socket;
-    if (socket) socket.cork();
-    try {
-      return await handleData.call(this, data);
-    } finally {
-      if (socket && !socket.destroyed) socket.uncork();
-    }
-  };
-}
-(async () => {
-  let db;
-  try {
-    db = await PGlite.create(workerData.dataDir, { postgresqlconf: workerData.conf, extensions: { vector } });
-  } catch (err) {
-    parentPort.postMessage({ type: "error", stage: "open", message: String(err && err.message || err) });
-    return;
-  }
-  const server = new PGLiteSocketServer({ db, path: workerData.listenPath, maxConnections: 100, debug: workerData.debug });
-  try {
-    await server.start();
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    parentPort.postMessage({ type: "error", stage: "listen", message: String(err && err.message || err) });
-    return;
-  }
-  parentPort.on("message", async (m) => {
-    if (m !== "close") return;
-    await server.stop().catch(() => undefined);
-    await db.close().catch(() => undefined);
-    parentPort.postMessage({ type: "closed" });
-    parentPort.close();
-  });
-  parentPort.postMessage({ type: "ready" });
-})();
-`;
-
 interface PgliteThread {
   close(): Promise<void>;
 }
 
 async function startPgliteThread(dataDir: string, listenPath: string): Promise<PgliteThread> {
   const require = createRequire(import.meta.url);
-  const worker = new Worker(THREAD_SOURCE, {
+  const worker = new Worker(PGLITE_THREAD_SOURCE, {
     eval: true,
     workerData: {
       dataDir,
       listenPath,
       pglitePath: require.resolve("@electric-sql/pglite"),
-      socketPath: require.resolve("@electric-sql/pglite-socket"),
       pgvectorPath: require.resolve("@electric-sql/pglite-pgvector"),
       // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
       // buffers) nearly double the process's memory for no gain at this scale.
-      conf: ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
       debug: process.env.BERTH_PGLITE_DEBUG === "1",
+      conf: ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
     },
   });
   // The database thread must not keep the process alive on its own; close() ends it.

@@ -31,6 +31,9 @@ export interface DatabaseOptions {
   idleInTransactionTimeoutMs?: number;
 }
 
+/** Connections to the embedded database: enough to keep its queue full under load. */
+const EMBEDDED_POOL_MAX = 8;
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.uri) {
     const pool = new pg.Pool({
@@ -55,10 +58,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   const embedded = await startEmbeddedPostgres(options.dataDir);
-  // One connection: PGlite is a single Postgres session, and pglite-socket interleaving statements
-  // of several connections has proved unreliable under concurrent transactions. Queueing in the
-  // pool keeps every statement and transaction whole.
-  const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 1 });
+  // Several connections, though PGlite is one session: the socket's front runs each connection's
+  // statements whole and one transaction at a time (embedded-thread.ts), and statements waiting on
+  // other connections run back to back in the database's thread instead of each waiting for the
+  // previous answer to reach this thread first.
+  const pool = new pg.Pool({ connectionString: embedded.connectionString, max: options.poolMax ?? EMBEDDED_POOL_MAX });
   survivesServerRestarts(pool);
   return {
     pool,

@@ -1,0 +1,250 @@
+/**
+ * The code of the embedded database's thread: PGlite, and a Postgres wire-protocol front on a Unix
+ * socket that lets any number of `pg` connections share PGlite's one session safely.
+ *
+ * Why our own front rather than pglite-socket's handler: that handler runs each protocol message
+ * (Parse, Bind, Describe, Execute, Sync) as a call of its own and lets messages of different
+ * connections interleave between them. On one session, a second connection's Parse between the
+ * first's Parse and Execute replaces the statement the first is about to run, so Berth had to use
+ * a single connection — and then every statement waited for the previous one's answer to travel
+ * to the main thread and back (two thread wake-ups) before PGlite had anything to do: PGlite sat
+ * idle most of the time and runs/s at c=50 stayed below the LangGraph dev server's (issue 16).
+ *
+ * Here the unit of work is a connection's messages up to and including a message that asks for
+ * an answer (Sync, a simple Query, Flush…): one PGlite call per unit, one socket write for its
+ * answer. Units of different connections never interleave, so statements of other connections
+ * queue up in this thread and run back to back. A connection whose unit leaves the session inside
+ * a transaction block (or mid-protocol, e.g. after a Flush or in COPY) keeps the session: only its
+ * units run until its ReadyForQuery says idle again. That is exactly Postgres' isolation for one
+ * session at a time: transactions never overlap, so none can see another's uncommitted writes.
+ *
+ * It is evaluated (not a module file) so that it runs the same from the TypeScript sources (tsx,
+ * vitest) and from dist/; it loads PGlite from absolute paths resolved by the main thread.
+ */
+export const PGLITE_THREAD_SOURCE = `
+const net = require("node:net");
+const { parentPort, workerData } = require("node:worker_threads");
+const { PGlite } = require(workerData.pglitePath);
+// pgvector, for the store's semantic search (store.index). Always loaded: a data directory where
+// the extension was once created must open with it whatever today's config says.
+const { vector } = require(workerData.pgvectorPath);
+
+// Frontend messages that continue an exchange without asking for an answer yet: Parse, Bind,
+// Describe, Execute, Close, CopyData. Any other message ends a unit.
+const CONTINUES = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x64]);
+const SSL_REQUEST = 80877103;
+const GSS_REQUEST = 80877104;
+const CANCEL_REQUEST = 80877102;
+const PROTOCOL_3 = 196608;
+const READY_FOR_QUERY = 0x5a;
+const IDLE = 0x49;
+const ROLLBACK = (() => {
+  const sql = Buffer.from("ROLLBACK\\0");
+  const q = Buffer.alloc(5);
+  q[0] = 0x51;
+  q.writeInt32BE(4 + sql.length, 1);
+  const sync = Buffer.from([0x53, 0, 0, 0, 4]);
+  return Buffer.concat([sync, q, sql]);
+})();
+
+/** Whether the session stays with the connection after this answer: it does not end idle. */
+function holdsSession(reply) {
+  let off = 0;
+  let last = -1;
+  while (off + 5 <= reply.length) {
+    last = off;
+    off += 1 + reply.readInt32BE(off + 1);
+  }
+  if (last < 0) return true;
+  return !(reply[last] === READY_FOR_QUERY && reply[last + 5] === IDLE);
+}
+
+/** PGlite's one session, shared by every connection: one unit at a time. */
+class Session {
+  constructor(db) {
+    this.db = db;
+    this.queue = [];
+    /** The connection inside a transaction (or mid-protocol): only its units may run. */
+    this.owner = null;
+    this.running = false;
+  }
+
+  run(conn, bytes) {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ conn, bytes, resolve, reject });
+      void this.pump();
+    });
+  }
+
+  async pump() {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (;;) {
+        const i = this.owner === null ? (this.queue.length ? 0 : -1) : this.queue.findIndex((u) => u.conn === this.owner);
+        if (i < 0) break;
+        const unit = this.queue.splice(i, 1)[0];
+        const out = [];
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(unit.bytes, { onRawData: (d) => out.push(Buffer.from(d)) }),
+          );
+        } catch (err) {
+          // Not a database error (those are answers): the connection is closed, and release()
+          // rolls back whatever it left open.
+          unit.reject(err);
+          continue;
+        }
+        const reply = out.length === 1 ? out[0] : Buffer.concat(out);
+        if (reply.length) this.owner = holdsSession(reply) ? unit.conn : null;
+        if (workerData.debug) console.error("[pglite]", unit.conn.id, String.fromCharCode(unit.bytes[0]), JSON.stringify(unit.bytes.subarray(0, 60).toString("latin1")), "->", reply.length, "owner", this.owner && this.owner.id, "queued", this.queue.length);
+        unit.resolve(reply);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** A connection went away: drop its queued units and end what it left open. */
+  async release(conn) {
+    this.queue = this.queue.filter((u) => {
+      if (u.conn !== conn) return true;
+      u.reject(new Error("connection closed"));
+      return false;
+    });
+    if (this.owner !== conn) return;
+    try {
+      await this.run(conn, ROLLBACK);
+    } catch {
+      // the database itself failed; nothing more to undo
+    }
+    if (this.owner === conn) this.owner = null;
+    void this.pump();
+  }
+}
+
+let connections = 0;
+function serve(session, socket) {
+  const conn = { id: ++connections };
+  let pending = Buffer.alloc(0);
+  let started = false;
+  let closed = false;
+  /** Units of this connection, answered in order. */
+  let chain = Promise.resolve();
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    socket.destroy();
+    chain = chain.then(() => session.release(conn));
+  };
+  const submit = (bytes, then) => {
+    chain = chain.then(async () => {
+      if (closed) return;
+      let reply;
+      try {
+        reply = await session.run(conn, bytes);
+      } catch {
+        return close();
+      }
+      if (reply.length && !socket.destroyed) socket.write(reply);
+      if (then) then();
+    });
+  };
+  socket.on("data", (data) => {
+    pending = pending.length ? Buffer.concat([pending, data]) : data;
+    let off = 0;
+    while (!started) {
+      // untyped start-up packets: length, then a code
+      if (pending.length - off < 8) break;
+      const len = pending.readInt32BE(off);
+      const code = pending.readInt32BE(off + 4);
+      if (pending.length - off < len) break;
+      if (code === SSL_REQUEST || code === GSS_REQUEST) {
+        socket.write("N");
+        off += len;
+      } else if (code === CANCEL_REQUEST) {
+        // PGlite has nothing to cancel (a statement runs to its end)
+        return close();
+      } else if (code === PROTOCOL_3) {
+        submit(pending.subarray(off, off + len));
+        off += len;
+        started = true;
+      } else {
+        return close();
+      }
+    }
+    if (started) {
+      // a unit ends with the last message that asks for an answer; the rest waits for more data
+      let end = off;
+      let at = off;
+      while (pending.length - at >= 5) {
+        const len = 1 + pending.readInt32BE(at + 1);
+        if (pending.length - at < len) break;
+        const type = pending[at];
+        at += len;
+        if (type === 0x58) {
+          // Terminate
+          if (end > off) submit(pending.subarray(off, end));
+          chain = chain.then(() => close());
+          pending = Buffer.alloc(0);
+          return;
+        }
+        if (!CONTINUES.has(type)) end = at;
+      }
+      if (end > off) {
+        // copied: the socket may reuse the chunk's memory once this handler returns
+        submit(Buffer.from(pending.subarray(off, end)));
+        off = end;
+      }
+    }
+    pending = off === 0 ? pending : pending.subarray(off);
+    if (pending.length === 0) pending = Buffer.alloc(0);
+    else pending = Buffer.from(pending);
+  });
+  socket.on("error", close);
+  socket.on("close", close);
+}
+
+(async () => {
+  let db;
+  try {
+    db = await PGlite.create(workerData.dataDir, { postgresqlconf: workerData.conf, extensions: { vector } });
+  } catch (err) {
+    parentPort.postMessage({ type: "error", stage: "open", message: String(err && err.message || err) });
+    return;
+  }
+  const session = new Session(db);
+  const sockets = new Set();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    serve(session, socket);
+  });
+  try {
+    await new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(workerData.listenPath, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    parentPort.postMessage({ type: "error", stage: "listen", message: String(err && err.message || err) });
+    return;
+  }
+  parentPort.on("message", async (m) => {
+    if (m !== "close") return;
+    await new Promise((resolve) => {
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+    // let the connections' rollbacks run before the database closes
+    while (session.running || session.queue.length) await new Promise((r) => setTimeout(r, 5));
+    await db.close().catch(() => undefined);
+    parentPort.postMessage({ type: "closed" });
+    parentPort.close();
+  });
+  parentPort.postMessage({ type: "ready" });
+})();
+`;
