@@ -10,7 +10,6 @@ import type { Logger } from "../shared/logging.js";
 import { createTracingRouter } from "./api/app.js";
 import { failureLimits } from "../shared/auth/failures.js";
 import { IngestService } from "./ingest/service.js";
-import { MergeWorker } from "./ingest/merge-worker.js";
 import { QueryService } from "./query/service.js";
 import { TRACING_DEFAULTS, type TracingSettings } from "./settings.js";
 import { startAbandonSweep } from "./ingest/abandon.js";
@@ -30,12 +29,12 @@ export interface TracingFacility {
   query: QueryService;
   prices: PriceStore;
   auth: AuthService;
-  /** Stop background work (the abandoned-run sweep, the merge worker); the pool stays open. */
+  /** Stop background work (the abandoned-run sweep); the pool stays open. */
   close(): Promise<void>;
 }
 
 export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> &
-  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds" | "mergeIntervalMs">> & {
+  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds">> & {
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
@@ -52,11 +51,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   const projects = new ProjectStore(pool);
   const prices = new PriceStore(pool);
   const query = new QueryService(pool);
-  const merger = new MergeWorker(pool, prices, projects, logger, {
-    intervalMs: options.mergeIntervalMs ?? TRACING_DEFAULTS.mergeIntervalMs,
-    fault: process.env.BERTH_TRACING_MERGE_FAULT,
-  });
-  const ingest = new IngestService(pool, projects, merger, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);
+  const ingest = new IngestService(pool, projects, prices, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);
   const router = createTracingRouter({
     auth,
     authMode: options.authMode,
@@ -76,18 +71,5 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   });
   const after = options.abandonAfterSeconds ?? TRACING_DEFAULTS.abandonAfterSeconds;
   const sweep = after > 0 ? startAbandonSweep(pool, { afterSeconds: after, everySeconds: options.abandonSweepSeconds ?? TRACING_DEFAULTS.abandonSweepSeconds }, logger) : undefined;
-  merger.start();
-  return {
-    router,
-    pool,
-    projects,
-    ingest,
-    query,
-    prices,
-    auth,
-    close: async () => {
-      await sweep?.stop();
-      await merger.stop();
-    },
-  };
+  return { router, pool, projects, ingest, query, prices, auth, close: async () => sweep?.stop() };
 }

@@ -37,12 +37,6 @@ export const tracingSettingsSchema = z.object({
   abandonAfterSeconds: int(0),
   /** How often the abandoned-run sweep looks. */
   abandonSweepSeconds: int(1),
-  /**
-   * How often the merge worker looks for staged runs (it also starts as soon as a request stages
-   * some); 0: this process never merges in the background (an ingest-only replica: another
-   * process merges, and reads here still merge what they need).
-   */
-  mergeIntervalMs: int(0),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
 });
 export type TracingSettings = z.output<typeof tracingSettingsSchema>;
@@ -63,7 +57,6 @@ const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
   maxConcurrentIngests: ["BERTH_TRACING_MAX_CONCURRENT_INGESTS"],
   abandonAfterSeconds: ["BERTH_TRACING_ABANDON_AFTER_SECONDS"],
   abandonSweepSeconds: ["BERTH_TRACING_ABANDON_SWEEP_SECONDS"],
-  mergeIntervalMs: ["BERTH_TRACING_MERGE_INTERVAL_MS"],
   logLevel: ["LOG_LEVEL"],
 };
 
@@ -78,7 +71,6 @@ export const TRACING_DEFAULTS = {
   maxConcurrentIngests: 16,
   abandonAfterSeconds: 24 * 3600,
   abandonSweepSeconds: 60,
-  mergeIntervalMs: 200,
   logLevel: "info",
 };
 

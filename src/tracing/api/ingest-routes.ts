@@ -137,8 +137,8 @@ export function mountIngestRoutes(
     admitted(req, res, async () => {
       const parsed = await parseMultipart(req, options.maxBodyBytes);
       if (!parsed.ops.length && !parsed.attachments.length && !parsed.errors.length && !parsed.feedback.length) throw new ApiError(400, "the multipart body holds no runs");
-      const result = parsed.ops.length || parsed.attachments.length ? await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res), { wait: parsed.feedback.length > 0 }) : { accepted: 0, errors: [], warnings: [] };
-      // feedback after its runs (merged: wait above), so a feedback sent with its run finds it
+      const result = parsed.ops.length || parsed.attachments.length ? await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res)) : { accepted: 0, errors: [], warnings: [] };
+      // feedback after its runs, so a feedback sent with its run finds it
       const feedbackErrors = parsed.feedback.length && storeFeedback ? await storeFeedback(tenant(res), parsed.feedback, scope(res)?.project) : [];
       if (feedbackErrors.length) logger.warn({ errors: feedbackErrors }, "multipart feedback refused");
       if (!result.accepted && parsed.feedback.length > feedbackErrors.length) {
@@ -162,13 +162,13 @@ export function mountIngestRoutes(
         res.status(202).json({ accepted: 0, errors: [], warnings: [] });
         return;
       }
-      reply(res, await ingest.ingest(tenant(res), ops, [], scope(res), { wait: true }));
+      reply(res, await ingest.ingest(tenant(res), ops, [], scope(res)));
     }),
   );
 
   router.post("/runs", jsonOnly, (req, res) =>
     admitted(req, res, async () => {
-      reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }], [], scope(res), { wait: true }));
+      reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }], [], scope(res)));
     }),
   );
 
@@ -178,7 +178,7 @@ export function mountIngestRoutes(
       if (!isUuid(id)) throw ValidationError.field(["path", "run_id"], `must be a UUID, got ${JSON.stringify(id)}`, "uuid_parsing");
       const body = await json(req);
       if (!body || typeof body !== "object" || Array.isArray(body)) throw ValidationError.field(["body"], "expected a JSON object", "object_type");
-      reply(res, await ingest.ingest(tenant(res), [{ kind: "patch", raw: { ...body, id } }], [], scope(res), { wait: true }));
+      reply(res, await ingest.ingest(tenant(res), [{ kind: "patch", raw: { ...body, id } }], [], scope(res)));
     }),
   );
 }

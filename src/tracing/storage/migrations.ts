@@ -226,38 +226,4 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_runs_reference_example ON tracing_runs (tenant_id, reference_example_id) WHERE reference_example_id IS NOT NULL;
     `,
   },
-  {
-    name: "staged ingest: an append-only staging table merged by a background worker",
-    sql: `
-      -- Ingest requests append their posts, patches and attachments here (one statement per
-      -- request); the merge worker claims rows in seq order, merges them into tracing_runs and the
-      -- rollups and deletes them in the same transaction (ingest/merge-worker.ts).
-      CREATE TABLE tracing_staged_ops (
-        seq bigserial PRIMARY KEY,
-        tenant_id uuid NOT NULL,
-        run_id uuid NOT NULL,
-        kind text NOT NULL,
-        op jsonb NOT NULL,
-        data bytea,
-        created_at timestamptz NOT NULL DEFAULT now()
-      );
-      -- a read waits for its tenant's pending rows (read-your-writes)
-      CREATE INDEX tracing_staged_ops_tenant ON tracing_staged_ops (tenant_id, seq);
-
-      -- Staged rows the merge could not use (malformed, refused, or failing alone): kept and
-      -- reported, never retried, so they cannot wedge the queue.
-      CREATE TABLE tracing_staged_failures (
-        seq bigint PRIMARY KEY,
-        tenant_id uuid NOT NULL,
-        run_id uuid NOT NULL,
-        kind text NOT NULL,
-        op jsonb NOT NULL,
-        data bytea,
-        error text NOT NULL,
-        staged_at timestamptz NOT NULL,
-        failed_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE INDEX tracing_staged_failures_run ON tracing_staged_failures (tenant_id, run_id);
-    `,
-  },
 ];

@@ -4,7 +4,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import type { Queryable } from "../../shared/db/index.js";
 import { NotFoundError } from "../../shared/errors.js";
 import { findPrice, type ModelPrice } from "../accounting/cost.js";
 import { defaultPrices } from "../prices/seed.js";
@@ -54,11 +53,10 @@ export class PriceStore {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  /** `db`: the connection to read on (the merge reads inside its transaction). */
-  async tenantPrices(tenantId: string, db: Queryable = this.pool): Promise<StoredPrice[]> {
+  async tenantPrices(tenantId: string): Promise<StoredPrice[]> {
     const hit = this.cache.get(tenantId);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.prices;
-    const { rows } = await db.query("SELECT * FROM tracing_model_prices WHERE tenant_id = $1 ORDER BY model_name, effective_from NULLS FIRST", [tenantId]);
+    const { rows } = await this.pool.query("SELECT * FROM tracing_model_prices WHERE tenant_id = $1 ORDER BY model_name, effective_from NULLS FIRST", [tenantId]);
     const prices = rows.map(fromRow);
     this.cache.set(tenantId, { at: Date.now(), prices });
     return prices;
