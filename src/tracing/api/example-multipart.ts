@@ -7,13 +7,11 @@
  *   {example_id}.attachments_operations  JSON (refused likewise)
  * A request is all or nothing: any unusable part fails it with a 422 naming the part.
  */
-import type { Request } from "express";
 import type { z } from "zod";
-import { ApiError, ValidationError, zodIssuesToValidation, type ValidationIssue } from "../../shared/errors.js";
+import { ValidationError, zodIssuesToValidation, type ValidationIssue } from "../../shared/errors.js";
 import { isUuid } from "../../shared/http.js";
 import { findUnstorable, MAX_REQUEST_DEPTH } from "../../shared/text.js";
-import { bodyStream } from "../ingest/body.js";
-import { boundaryOf, MultipartError, MultipartSplitter, type Part } from "../ingest/multipart-splitter.js";
+import type { Part } from "../ingest/multipart-splitter.js";
 import type { Json } from "../datasets/rules.js";
 import { multipartExampleBody } from "./dataset-schemas.js";
 
@@ -22,24 +20,6 @@ export interface ExamplePart {
   body: z.output<typeof multipartExampleBody>;
   inputs?: Json;
   outputs?: Json;
-}
-
-/** The multipart body's parts (decompressed; 413 past `limit` bytes; 400 when malformed). */
-export async function readParts(req: Request, limit: number): Promise<Part[]> {
-  const type = req.headers["content-type"] ?? "";
-  if (!/^multipart\/form-data\b/i.test(type)) throw new ApiError(415, `expected multipart/form-data, got "${type || "no content type"}"`);
-  const boundary = boundaryOf(type);
-  if (!boundary) throw new ApiError(400, "malformed multipart request: the Content-Type has no boundary");
-  const splitter = new MultipartSplitter(boundary);
-  const parts: Part[] = [];
-  try {
-    for await (const chunk of bodyStream(req, limit)) parts.push(...splitter.push(chunk as Buffer));
-    splitter.end();
-  } catch (err) {
-    if (err instanceof MultipartError) throw new ApiError(400, `malformed multipart request: ${err.message.replace(/^malformed multipart body: /, "")}`);
-    throw err;
-  }
-  return parts;
 }
 
 /** Parts → examples (pure), in the order their ids first appear. */

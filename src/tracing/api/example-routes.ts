@@ -13,7 +13,8 @@ import { type ApiRouter, Reply } from "../../shared/http.js";
 import { parseAsOf, type ExampleCreate } from "../datasets/rules.js";
 import * as D from "./dataset-schemas.js";
 import type { DatasetDeps } from "./dataset-routes.js";
-import { assembleExamples, readParts, type ExamplePart } from "./example-multipart.js";
+import { readMultipartParts } from "../ingest/multipart.js";
+import { assembleExamples, type ExamplePart } from "./example-multipart.js";
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;
 
@@ -25,7 +26,7 @@ export function exampleUploadRoutes(router: ApiRouter, deps: DatasetDeps, maxBod
     async ({ params, req, res }) => {
       const tenant = tenantOf(res);
       await datasets.get(tenant, params.dataset_id!);
-      const parts = assembleExamples(await readParts(req, maxBodyBytes));
+      const parts = assembleExamples(await readMultipartParts(req, maxBodyBytes));
       const fromRuns = await payloadsFromRuns(deps, tenant, parts);
       const missing = parts.filter((p) => !p.inputs && !fromRuns.has(p.id));
       if (missing.length) throw new BadRequestError(`examples need inputs (a part named {id}.inputs, or use_source_run_io with a source_run_id): ${missing.map((p) => p.id).join(", ")}`);
@@ -43,7 +44,7 @@ export function exampleUploadRoutes(router: ApiRouter, deps: DatasetDeps, maxBod
     async ({ params, req, res }) => {
       const tenant = tenantOf(res);
       await datasets.get(tenant, params.dataset_id!);
-      const parts = assembleExamples(await readParts(req, maxBodyBytes));
+      const parts = assembleExamples(await readMultipartParts(req, maxBodyBytes));
       const ids = await examples.change(tenant, params.dataset_id!, parts.map((p) => ({ id: p.id, inputs: p.inputs, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split })));
       return { example_ids: ids, count: ids.length };
     },

@@ -25,6 +25,11 @@ export interface ParsedMultipart {
 const FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized", "tags"]);
 
 export async function parseMultipart(req: Request, limit: number): Promise<ParsedMultipart> {
+  return assemble(await readMultipartParts(req, limit));
+}
+
+/** A multipart/form-data body's parts, decompressed (415 unless multipart, 413 past `limit` bytes, 400 when malformed). */
+export async function readMultipartParts(req: Request, limit: number): Promise<Part[]> {
   const type = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data\b/i.test(type)) throw new ApiError(415, `expected multipart/form-data, got "${type || "no content type"}"`);
   const boundary = boundaryOf(type);
@@ -38,7 +43,7 @@ export async function parseMultipart(req: Request, limit: number): Promise<Parse
     if (err instanceof MultipartError) throw new ApiError(400, `malformed multipart request: ${err.message.replace(/^malformed multipart body: /, "")}`);
     throw err;
   }
-  return assemble(parts);
+  return parts;
 }
 
 /** Parts → ops (pure). Field parts attach to their run; order of parts does not matter. */
