@@ -43,6 +43,8 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The tick under way, if any: stop() lets it finish before releasing (see release()). */
+  private inflight: Promise<void> | undefined;
   private lastRenew = 0;
   private observed: { record: string; at: number } | undefined;
 
@@ -61,13 +63,19 @@ export class LeaderElector {
 
   start(): void {
     this.stopped = false;
-    void this.tick();
+    this.run();
   }
 
   /** Stop campaigning; a leader releases the lease. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // A renewal still in flight would land after (or between the read and the write of) the release
+    // below: the release's write then conflicts and the lease stays held until it expires. Bounded: a tick
+    // stuck on a silent connection must not hold stop() (past renewDeadline we would not lead anyway).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.inflight, new Promise<void>((r) => (timer = setTimeout(r, this.renewDeadlineMs)))]);
+    clearTimeout(timer);
     if (this.leading) {
       this.leading = false;
       this.o.onStoppedLeading();
@@ -75,9 +83,17 @@ export class LeaderElector {
     }
   }
 
+  private run(): void {
+    const tick = this.tick().finally(() => {
+      if (this.inflight === tick) this.inflight = undefined;
+      this.schedule();
+    });
+    this.inflight = tick;
+  }
+
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), this.retryPeriodMs);
+    this.timer = setTimeout(() => this.run(), this.retryPeriodMs);
   }
 
   private async tick(): Promise<void> {
@@ -95,7 +111,6 @@ export class LeaderElector {
       this.o.logger.warn({ err: String((err as Error)?.message ?? err) }, "leader election: lease request failed");
       if (this.leading && Date.now() - this.lastRenew > this.renewDeadlineMs) this.stepDown("could not renew the lease in time");
     }
-    this.schedule();
   }
 
   private stepDown(why: string): void {
@@ -147,10 +162,21 @@ export class LeaderElector {
     }
   }
 
+  /**
+   * Give the lease up: holder "" (free, taken at once by a standby) and a 1 s duration, as client-go does. A
+   * conflict means the lease changed between our read and write; read it again and retry while it is still ours.
+   */
   private async release(): Promise<void> {
-    const lease = await this.rest.request<Lease | undefined>("GET", this.path(), { allow404: true });
-    if (!lease || lease.spec?.holderIdentity !== this.o.identity) return;
-    const now = microTime(new Date());
-    await this.rest.request("PUT", this.path(), { body: { ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now } } });
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.rest.request<Lease | undefined>("GET", this.path(), { allow404: true });
+      if (!lease || lease.spec?.holderIdentity !== this.o.identity) return;
+      const now = microTime(new Date());
+      try {
+        await this.rest.request("PUT", this.path(), { body: { ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now } } });
+        return;
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 4) throw err;
+      }
+    }
   }
 }
