@@ -8,8 +8,10 @@
  * (`berth.dev/spec-hash`); when the cached child has the hash of the new render, and has not been
  * changed by anyone since our last apply, it is left alone. "Changed since" is its generation for
  * kinds that have one (status updates do not move it) and its resourceVersion for the others, as
- * our apply's response left it; so a child edited by hand is put back on the next reconcile. (After
- * an operator restart nothing is remembered yet: the hash alone decides until our next apply.)
+ * our apply's response left it; so a child edited by hand is put back on the next reconcile. A child
+ * this controller has not applied yet (after a start, or a new leader taking over) is applied once:
+ * the hash alone cannot tell a hand edit made since the previous leader's apply (a `kubectl scale`
+ * leaves the annotation as it was), and an apply of an unchanged object is a no-op on the server.
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../../shared/logging.js";
@@ -144,10 +146,10 @@ export class Reconciler {
     };
   }
 
-  /** Nobody changed the child since our last apply (or we have not applied it since starting). */
+  /** Nobody changed the child since this controller's last apply of it (unknown when it has not applied it yet). */
   private untouched(child: KubeObject): boolean {
     const at = child.metadata.uid ? this.appliedAt.get(child.metadata.uid) : undefined;
-    return at === undefined || at === changeMarker(child);
+    return at !== undefined && at === changeMarker(child);
   }
 
   /** Forget what was applied to the children of a deleted AgentDeployment. */
