@@ -1,4 +1,5 @@
 /** The WHERE clause of run lists and run stats (one filter model for both). Tenant-scoped. */
+import { containsPattern } from "../../shared/db/like.js";
 import { filterSql } from "./filter.js";
 
 export interface RunFilter {
@@ -67,7 +68,7 @@ export function runConditions(tenantId: string, f: Omit<RunFilter, "limit">): { 
   if (f.run_type) add("run_type = ?", f.run_type);
   if (f.status) add("status = ?", f.status);
   if (f.name) add("name = ?", f.name);
-  if (f.name_contains) add("name ILIKE ?", `%${likeEscape(f.name_contains)}%`);
+  if (f.name_contains) add("name ILIKE ?", containsPattern(f.name_contains));
   if (f.model) add("model = ?", f.model);
   if (f.trace_model) {
     // per candidate run, one probe of the (tenant_id, trace_id) index
@@ -83,9 +84,4 @@ export function runConditions(tenantId: string, f: Omit<RunFilter, "limit">): { 
     add(`extra->'metadata'->>$${values.length} = ?`, v);
   }
   return { where, values };
-}
-
-/** A LIKE pattern matching `s` literally (backslash is Postgres's default LIKE escape). */
-export function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -6,6 +6,7 @@
  * pair, as in LangSmith). Parsed here (pure) and compiled to SQL over `tracing_runs` with bound
  * parameters; anything else is a 400 naming what and where.
  */
+import { containsPattern } from "../../shared/db/like.js";
 import { BadRequestError } from "../../shared/errors.js";
 
 export type FilterValue = string | number | boolean | null | FilterValue[];
@@ -234,7 +235,7 @@ export function compileFilter(node: FilterNode, a: string, bind: Bind, source: s
     if (fn === "search") {
       const term = valueOf(n, n.args.length === 1 ? n.args[0] : n.args[1]);
       if (typeof term !== "string" || !term) fail(source, n.at, "search() takes a non-empty string");
-      const p = bind(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      const p = bind(containsPattern(term));
       return `(${a}.name ILIKE ${p} OR ${a}.error ILIKE ${p} OR ${a}.inputs::text ILIKE ${p} OR ${a}.outputs::text ILIKE ${p})`;
     }
     const field = fieldOf(n, n.args[0]);
