@@ -1,6 +1,7 @@
 /** The WHERE clause of run lists and run stats (one filter model for both). Tenant-scoped. */
 import { containsPattern } from "../../shared/db/like.js";
 import { filterSql } from "./filter.js";
+import { isTopSql } from "./roots.js";
 
 export interface RunFilter {
   project_id?: string;
@@ -63,8 +64,8 @@ export function runConditions(tenantId: string, f: Omit<RunFilter, "limit">): { 
   if (f.tree_filter) where.push(filterSql(f.tree_filter, "tree", bind));
   if (f.trace_id) add("trace_id = ?", f.trace_id);
   if (f.parent_run_id) add("parent_run_id = ?", f.parent_run_id);
-  if (f.is_root === true) where.push("parent_run_id IS NULL");
-  if (f.is_root === false) where.push("parent_run_id IS NOT NULL");
+  if (f.is_root === true) where.push(isTopSql());
+  if (f.is_root === false) where.push(`NOT coalesce(${isTopSql()}, false)`);
   if (f.run_type) add("run_type = ?", f.run_type);
   if (f.status) add("status = ?", f.status);
   if (f.name) add("name = ?", f.name);

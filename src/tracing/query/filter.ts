@@ -8,6 +8,7 @@
  */
 import { containsPattern } from "../../shared/db/like.js";
 import { BadRequestError } from "../../shared/errors.js";
+import { isTopSql } from "./roots.js";
 
 export type FilterValue = string | number | boolean | null | FilterValue[];
 export type FilterNode = { fn: string; args: (FilterNode | FilterArg)[]; at: number };
@@ -159,7 +160,7 @@ function column(a: string, field: string): { sql: string; cast: string } | undef
     case "completion_cost":
       return { sql: `${a}.output_cost`, cast: "numeric" };
     case "is_root":
-      return { sql: `(${a}.parent_run_id IS NULL)`, cast: "boolean" };
+      return { sql: `coalesce(${isTopSql(a)}, false)`, cast: "boolean" };
     default:
       return undefined;
   }
@@ -295,5 +296,5 @@ export function filterSql(source: string, kind: "run" | "trace" | "tree", bind: 
   const node = parseFilter(source);
   if (kind === "run") return compileFilter(node, "tracing_runs", bind, source);
   const inner = compileFilter(node, "t", bind, source);
-  return `EXISTS (SELECT 1 FROM tracing_runs t WHERE t.tenant_id = tracing_runs.tenant_id AND t.trace_id = tracing_runs.trace_id${kind === "trace" ? " AND t.parent_run_id IS NULL" : ""} AND ${inner})`;
+  return `EXISTS (SELECT 1 FROM tracing_runs t WHERE t.tenant_id = tracing_runs.tenant_id AND t.trace_id = tracing_runs.trace_id${kind === "trace" ? ` AND ${isTopSql("t")}` : ""} AND ${inner})`;
 }
