@@ -22,6 +22,35 @@ describeBackends("dataset API details through the langsmith SDK", (backend) => {
     client = s.client();
   });
 
+  describe("listExamples with a filter expression", () => {
+    it("has, exists, eq on metadata, and/or/not, search; a bad expression is a 400", async () => {
+      const { id: datasetId } = await client.createDataset(`filter-${randomUUID().slice(0, 8)}`);
+      await client.createExamples([
+        { dataset_id: datasetId, inputs: { q: "france" }, outputs: { a: "Paris" }, metadata: { continent: "europe", tier: 1, reviewed: true } },
+        { dataset_id: datasetId, inputs: { q: "japan" }, outputs: { a: "Tokyo" }, metadata: { continent: "asia", tier: 2 } },
+        { dataset_id: datasetId, inputs: { q: "peru" }, outputs: { a: "Lima" }, metadata: { continent: "america", tier: 1 } },
+      ]);
+      const qs = async (filter: string) => (await all(client.listExamples({ datasetId, filter }))).map((e) => e.inputs.q).sort();
+      expect(await qs(`has(metadata, '{"continent": "asia"}')`)).toEqual(["japan"]);
+      expect(await qs(`has(metadata, '{"tier": 1}')`)).toEqual(["france", "peru"]);
+      expect(await qs(`exists(metadata, "reviewed")`)).toEqual(["france"]);
+      expect(await qs(`eq(metadata.continent, "america")`)).toEqual(["peru"]);
+      expect(await qs(`and(has(metadata, '{"tier": 1}'), not(exists(metadata, "reviewed")))`)).toEqual(["peru"]);
+      expect(await qs(`or(eq(metadata.continent, "asia"), exists(metadata, "reviewed"))`)).toEqual(["france", "japan"]);
+      expect(await qs(`and(eq(metadata_key, "continent"), eq(metadata_value, "europe"))`)).toEqual(["france"]);
+      expect(await qs(`search("Tokyo")`)).toEqual(["japan"]);
+      expect(await qs(`has(outputs, '{"a": "Lima"}')`)).toEqual(["peru"]);
+      // with the other parameters, ANDed
+      expect((await all(client.listExamples({ datasetId, filter: `has(metadata, '{"tier": 1}')`, metadata: { continent: "europe" } }))).map((e) => e.inputs.q)).toEqual(["france"]);
+
+      for (const bad of [`has(metadata, 'not json')`, `eq(feedback_key, "x")`, `has(tags, "x")`, `and(`, `eq(nope, 1)`]) {
+        const res = await server.api(`/examples?dataset=${datasetId}&filter=${encodeURIComponent(bad)}`);
+        expect(res.status, bad).toBe(400);
+        expect(res.body.detail ?? res.body.message ?? JSON.stringify(res.body), bad).toMatch(/filter/i);
+      }
+    });
+  });
+
   describe("name_contains is literal", () => {
     it("a_b and 5% match only themselves, for datasets and projects", async () => {
       const tag = randomUUID().slice(0, 8);
