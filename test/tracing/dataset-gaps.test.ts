@@ -1,6 +1,9 @@
 /**
  * Dataset and example API details the `langsmith` SDK relies on, on both backends: literal
- * `name_contains` (a `_` or `%` typed is no wildcard), example `filter` expressions.
+ * `name_contains` (a `_` or `%` typed is no wildcard), example `filter` expressions, and large
+ * multipart example uploads: 26 MB within the body limit is stored (on PGlite it once took longer
+ * than the SDK's 90 s timeout on a busy machine: the embedded database's socket front copied a big
+ * message's whole prefix on every chunk), and past the limit is a 413 `{detail}`.
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "langsmith";
@@ -14,12 +17,39 @@ const all = async <T>(it: AsyncIterable<T>) => {
   return out;
 };
 
+const LIMIT = 27 * 1024 * 1024;
+
 describeBackends("dataset API details through the langsmith SDK", (backend) => {
   let server: TracingTestServer;
   let client: Client;
-  tracingServerForSuite(backend, (s) => {
-    server = s;
-    client = s.client();
+  tracingServerForSuite(
+    backend,
+    (s) => {
+      server = s;
+      client = s.client();
+    },
+    { maxBodyBytes: LIMIT },
+  );
+
+  describe("large example uploads", () => {
+    it("26 MB within the limit is stored whole; past the limit is a 413 {detail}", async () => {
+      const { id: datasetId } = await client.createDataset(`big-${randomUUID().slice(0, 8)}`);
+      const big = "x".repeat(26 * 1024 * 1024);
+      const [made] = await client.createExamples([{ dataset_id: datasetId, inputs: { q: big }, outputs: { a: "ok" } }]);
+      const back = await client.readExample(made!.id);
+      expect((back.inputs.q as string).length).toBe(big.length);
+      expect(back.outputs).toEqual({ a: "ok" });
+
+      const id = randomUUID();
+      const form = new FormData();
+      form.append(id, new Blob(["{}"], { type: "application/json" }));
+      form.append(`${id}.inputs`, new Blob([JSON.stringify({ q: "y".repeat(LIMIT) })], { type: "application/json" }));
+      const res = await fetch(`${server.url}/v1/platform/datasets/${datasetId}/examples`, { method: "POST", body: form, headers: server.apiKey ? { "x-api-key": server.apiKey } : {} });
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/larger than the limit of 28311552 bytes/);
+      // nothing of it was stored, and the server goes on answering
+      expect((await all(client.listExamples({ datasetId }))).map((e) => e.id)).toEqual([made!.id]);
+    });
   });
 
   describe("listExamples with a filter expression", () => {
