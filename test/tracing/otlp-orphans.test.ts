@@ -2,7 +2,8 @@
  * OTLP spans without LangSmith's dotted order whose parent arrives late, or never: through the
  * official protobuf exporter, an orphaned subtree is stored well-formed (ordered, with a dotted
  * order of its own) and is linked under its parent, with the parent's dotted order, once the
- * parent is exported.
+ * parent is exported. Until then the orphan counts as a root in run lists (`is_root`, Berth's
+ * and LangSmith's, through the SDK's listRuns), and stops counting once its parent arrives.
  */
 import { randomUUID } from "node:crypto";
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from "@opentelemetry/api";
@@ -24,6 +25,17 @@ const SEGMENT = /^\d{8}T\d{6}\d{6}Z[0-9a-f-]{36}$/;
 describeBackends("OTLP: orphaned spans and late parents", (backend) => {
   let server: TracingTestServer;
   tracingServerForSuite(backend, (s) => (server = s));
+  const rootsOf = async (project: string) => {
+    const berth = ((await server.api(`/runs?project_name=${encodeURIComponent(project)}&is_root=true`)).body.runs as any[]).map((r) => r.name).sort();
+    const sdk: string[] = [];
+    for await (const r of server.client().listRuns({ projectName: project, isRoot: true })) sdk.push(r.name);
+    const nonRoots = ((await server.api(`/runs?project_name=${encodeURIComponent(project)}&is_root=false`)).body.runs as any[]).map((r) => r.name).sort();
+    const filtered = ((await server.api("/runs/query", { method: "POST", body: JSON.stringify({ session: [await projectId(project)], filter: "eq(is_root, true)" }) })).body.runs as any[]).map((r) => r.name).sort();
+    expect(sdk.sort(), "SDK listRuns({isRoot})").toEqual(berth);
+    expect(filtered, "filter eq(is_root, true)").toEqual(berth);
+    return { roots: berth, nonRoots };
+  };
+  const projectId = async (name: string) => (await server.api(`/sessions?name=${encodeURIComponent(name)}`)).body[0].id as string;
 
   it("an orphan subtree gets its own dotted order, and joins its parent's when the parent arrives", async () => {
     const project = `otel-orphans-${backend}-${randomUUID().slice(0, 6)}`;
@@ -55,6 +67,7 @@ describeBackends("OTLP: orphaned spans and late parents", (backend) => {
     const traceId = runs[0].trace_id;
     const tree = (await server.api(`/traces/${traceId}`)).body;
     expect(tree.runs.map((r: any) => r.name)).toEqual(["llm", "tool"]); // in start order
+    expect(await rootsOf(project)).toEqual({ roots: ["llm", "tool"], nonRoots: [] }); // their parent never arrived (yet)
 
     // 2. the step arrives (its own parent still missing): the two are linked under it
     await exportSpans(exporter, [byName("step")]);
@@ -66,12 +79,14 @@ describeBackends("OTLP: orphaned spans and late parents", (backend) => {
       expect(r.parent_run_id).toBe(step1.id);
       expect(r.dotted_order).toBe(`${step1.dotted_order}.${r.dotted_order.split(".").at(-1)}`);
     }
+    expect(await rootsOf(project)).toEqual({ roots: ["step"], nonRoots: ["llm", "tool"] });
 
     // 3. the root arrives last: every run's order starts at the root, ancestors are named
     await exportSpans(exporter, [byName("agent")]);
     runs = await runsOf();
     const top = runs.find((r) => r.name === "agent");
     expect(top.parent_run_id).toBeNull();
+    expect(await rootsOf(project)).toEqual({ roots: ["agent"], nonRoots: ["llm", "step", "tool"] });
     for (const r of runs) expect(r.dotted_order.startsWith(top.dotted_order), r.name).toBe(true);
     const llm = runs.find((r) => r.name === "llm");
     expect(llm.dotted_order.split(".")).toHaveLength(3);

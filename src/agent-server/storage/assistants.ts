@@ -1,7 +1,7 @@
 /** Assistants and their versions. */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { withTransaction, type Queryable } from "../../shared/db/index.js";
+import { containsPattern, withTransaction, type Queryable } from "../../shared/db/index.js";
 import { ConflictError, NotFoundError, ValidationError, isUniqueViolation } from "../../shared/errors.js";
 import { isUuid } from "../../shared/http.js";
 import { systemAssistantId } from "../graphs/registry.js";
@@ -181,7 +181,7 @@ export class AssistantStore {
     b.andAuth(q.authFilters);
     if (q.metadata && Object.keys(q.metadata).length) b.and(`metadata @> ${b.p(q.metadata)}`);
     if (q.graph_id) b.and(`graph_id = ${b.p(q.graph_id)}`);
-    if (q.name) b.and(`name ILIKE ${b.p(`%${q.name.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)}`);
+    if (q.name) b.and(`name ILIKE ${b.p(containsPattern(q.name))}`);
     return b;
   }
 

@@ -7,6 +7,7 @@
  * library (with our TTL rules, see ../store.ts), like graphs' own `getStore()` calls.
  */
 import type pg from "pg";
+import { containsPattern } from "../../shared/db/like.js";
 import { ValidationError } from "../../shared/errors.js";
 import { SqlBuilder } from "./sql.js";
 
@@ -128,7 +129,7 @@ export async function searchItems(
   let score = "NULL::float8";
   if (q.query) {
     const text = b.p(q.query);
-    const like = b.p(`%${q.query.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
+    const like = b.p(containsPattern(q.query));
     score = `ts_rank(to_tsvector('english', value::text), plainto_tsquery('english', ${text}))`;
     b.and(`(to_tsvector('english', value::text) @@ plainto_tsquery('english', ${text}) OR value::text ILIKE ${like})`);
   }

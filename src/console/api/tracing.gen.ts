@@ -880,7 +880,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of) and metadata (a JSON object they contain) */
+        /** Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of), metadata (a JSON object they contain) and `filter` (LangSmith's filter language: has(metadata, '{…}'), exists(metadata, "k"), eq(metadata.k, "v"), and/or/not, search) */
         get: operations["getExamples"];
         put?: never;
         /** Create one example (JSON; older SDKs) */

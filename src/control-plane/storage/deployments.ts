@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { withTransaction, type Queryable } from "../../shared/db/index.js";
+import { containsPattern, withTransaction, type Queryable } from "../../shared/db/index.js";
 import { ApiError, ConflictError, NotFoundError, isUniqueViolation } from "../../shared/errors.js";
 import {
   SECRET_MASK,
@@ -150,7 +150,7 @@ export class DeploymentStore {
       values.push(v);
       where.push(sql.replace("?", `$${values.length}`));
     };
-    if (q.name_contains) add("name ILIKE '%' || ? || '%'", q.name_contains.replace(/[\\%_]/g, (c) => `\\${c}`));
+    if (q.name_contains) add("name ILIKE ?", containsPattern(q.name_contains));
     if (q.name) add("name = ?", q.name);
     if (q.status) add("status = ?", q.status);
     if (q.deployment_type) add("config->'source_config'->>'deployment_type' = ?", q.deployment_type);
@@ -417,9 +417,9 @@ export class DeploymentStore {
       `SELECT id, ts, level, message FROM cp_revision_logs
        WHERE revision_id = $1 AND type = $2 AND ($3::bigint IS NULL OR id ${cmp} $3)
          AND ($4::timestamptz IS NULL OR ts >= $4) AND ($5::timestamptz IS NULL OR ts <= $5)
-         AND ($6::text IS NULL OR message ILIKE '%' || $6 || '%') AND ($7::text IS NULL OR level = $7)
+         AND ($6::text IS NULL OR message ILIKE $6) AND ($7::text IS NULL OR level = $7)
        ORDER BY id ${q.order === "asc" ? "ASC" : "DESC"} LIMIT $8`,
-      [revisionId, q.type, after, q.start_time ?? null, q.end_time ?? null, q.query ?? null, q.level ?? null, q.limit + 1],
+      [revisionId, q.type, after, q.start_time ?? null, q.end_time ?? null, q.query === undefined ? null : containsPattern(q.query), q.level ?? null, q.limit + 1],
     );
     const page = rows.slice(0, q.limit);
     return {

@@ -126,7 +126,6 @@ class Session {
 let connections = 0;
 function serve(session, socket) {
   const conn = { id: ++connections };
-  let pending = Buffer.alloc(0);
   let started = false;
   let closed = false;
   /** Units of this connection, answered in order. */
@@ -150,9 +149,25 @@ function serve(session, socket) {
       if (then) then();
     });
   };
+  // Bytes received and not yet handled, as a list: a big message (a 26 MB example) arrives in
+  // hundreds of chunks, and joining them into one buffer on every chunk copied the whole prefix
+  // each time (quadratic: gigabytes of copying, minutes of CPU on a busy machine). They are
+  // joined once, when the message they start is complete.
+  let chunks = [];
+  let buffered = 0;
+  /** Bytes needed before the buffered data holds something to handle (0: unknown). */
+  let need = 0;
   socket.on("data", (data) => {
-    pending = pending.length ? Buffer.concat([pending, data]) : data;
+    // copied: the socket may reuse the chunk's memory once this handler returns
+    chunks.push(Buffer.from(data));
+    buffered += data.length;
+    if (buffered < need) return;
+    let pending = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, buffered);
+    chunks = [];
+    buffered = 0;
+    need = 0;
     let off = 0;
+    let wanted = 0;
     while (!started) {
       // untyped start-up packets: length, then a code
       if (pending.length - off < 8) break;
@@ -179,27 +194,30 @@ function serve(session, socket) {
       let at = off;
       while (pending.length - at >= 5) {
         const len = 1 + pending.readInt32BE(at + 1);
-        if (pending.length - at < len) break;
+        if (pending.length - at < len) {
+          wanted = at + len;
+          break;
+        }
         const type = pending[at];
         at += len;
         if (type === 0x58) {
           // Terminate
           if (end > off) submit(pending.subarray(off, end));
           chain = chain.then(() => close());
-          pending = Buffer.alloc(0);
           return;
         }
         if (!CONTINUES.has(type)) end = at;
       }
       if (end > off) {
-        // copied: the socket may reuse the chunk's memory once this handler returns
-        submit(Buffer.from(pending.subarray(off, end)));
+        submit(pending.subarray(off, end));
         off = end;
       }
     }
-    pending = off === 0 ? pending : pending.subarray(off);
-    if (pending.length === 0) pending = Buffer.alloc(0);
-    else pending = Buffer.from(pending);
+    if (off < pending.length) {
+      chunks.push(pending.subarray(off));
+      buffered = pending.length - off;
+      need = wanted > off ? wanted - off : 0;
+    }
   });
   socket.on("error", close);
   socket.on("close", close);

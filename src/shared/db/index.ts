@@ -5,6 +5,7 @@
 import pg from "pg";
 import { startEmbeddedPostgres } from "./embedded.js";
 
+export { containsPattern, likeEscape } from "./like.js";
 export { migrate, migrateComponents, withMigrationLock, type Migration } from "./migrate.js";
 
 // Return bigint/int8 as JS numbers (counts, sequence numbers): ours never exceed 2^53.

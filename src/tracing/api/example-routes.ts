@@ -77,12 +77,11 @@ export function exampleRoutes(router: ApiRouter, deps: DatasetDeps): void {
     return Promise.all(ids.map((id) => examples.get(tenant, id)));
   };
 
-  router.add({ method: "get", path: "/examples", tag: "Examples", summary: "Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of) and metadata (a JSON object they contain)", query: D.exampleListQuery, response: z.array(D.Example) }, async ({ query: q, res }) => {
+  router.add({ method: "get", path: "/examples", tag: "Examples", summary: "Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of), metadata (a JSON object they contain) and `filter` (LangSmith's filter language: has(metadata, '{…}'), exists(metadata, \"k\"), eq(metadata.k, \"v\"), and/or/not, search)", query: D.exampleListQuery, response: z.array(D.Example) }, async ({ query: q, res }) => {
     const tenant = tenantOf(res);
-    if (q.filter !== undefined) throw new BadRequestError("the `filter` expression is not supported on examples by Berth: filter with `metadata`, `splits` or `id`");
     await datasets.get(tenant, q.dataset);
     const asOf = await datasets.resolveAsOf(tenant, q.dataset, parseAsOf(q.as_of));
-    return examples.list(tenant, { datasetId: q.dataset, asOf, ids: q.id, splits: q.splits, metadata: q.metadata, limit: q.limit, offset: q.offset });
+    return examples.list(tenant, { datasetId: q.dataset, asOf, ids: q.id, splits: q.splits, metadata: q.metadata, filter: q.filter, limit: q.limit, offset: q.offset });
   });
 
   router.add({ method: "post", path: "/examples", tag: "Examples", summary: "Create one example (JSON; older SDKs)", body: D.exampleCreateBody, response: D.Example, responses: { "200": "Created", "404": "No such dataset", "409": "Id taken" } }, async ({ body, res }) =>

@@ -1,5 +1,7 @@
 /** The WHERE clause of run lists and run stats (one filter model for both). Tenant-scoped. */
+import { containsPattern } from "../../shared/db/like.js";
 import { filterSql } from "./filter.js";
+import { isTopSql } from "./roots.js";
 
 export interface RunFilter {
   project_id?: string;
@@ -62,12 +64,12 @@ export function runConditions(tenantId: string, f: Omit<RunFilter, "limit">): { 
   if (f.tree_filter) where.push(filterSql(f.tree_filter, "tree", bind));
   if (f.trace_id) add("trace_id = ?", f.trace_id);
   if (f.parent_run_id) add("parent_run_id = ?", f.parent_run_id);
-  if (f.is_root === true) where.push("parent_run_id IS NULL");
-  if (f.is_root === false) where.push("parent_run_id IS NOT NULL");
+  if (f.is_root === true) where.push(isTopSql());
+  if (f.is_root === false) where.push(`NOT coalesce(${isTopSql()}, false)`);
   if (f.run_type) add("run_type = ?", f.run_type);
   if (f.status) add("status = ?", f.status);
   if (f.name) add("name = ?", f.name);
-  if (f.name_contains) add("name ILIKE ?", `%${likeEscape(f.name_contains)}%`);
+  if (f.name_contains) add("name ILIKE ?", containsPattern(f.name_contains));
   if (f.model) add("model = ?", f.model);
   if (f.trace_model) {
     // per candidate run, one probe of the (tenant_id, trace_id) index
@@ -83,9 +85,4 @@ export function runConditions(tenantId: string, f: Omit<RunFilter, "limit">): { 
     add(`extra->'metadata'->>$${values.length} = ?`, v);
   }
   return { where, values };
-}
-
-/** A LIKE pattern matching `s` literally (backslash is Postgres's default LIKE escape). */
-export function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

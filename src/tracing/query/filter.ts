@@ -1,124 +1,76 @@
 /**
- * LangSmith's run filter language (`filter`, `trace_filter`, `tree_filter` of `POST /runs/query`),
- * the common part of it: `and`, `or`, `not`; comparators `eq`, `neq`, `gt`, `gte`, `lt`, `lte`,
- * `has`, `in`, `search`; run fields, `latency` (seconds), `tags`, `metadata_key`/`metadata_value`
- * and `feedback_key`/`feedback_score` (a key and a value/score inside one `and` refer to the same
- * pair, as in LangSmith). Parsed here (pure) and compiled to SQL over `tracing_runs` with bound
- * parameters; anything else is a 400 naming what and where.
+ * LangSmith's filter language compiled to SQL with bound parameters, for runs (`filter`,
+ * `trace_filter`, `tree_filter` of `POST /runs/query`) and for examples (`GET /examples?filter=`):
+ * one parser (filter-parse.ts), one compiler, each table described by a `FilterSubject`.
+ * The common part of the language: `and`, `or`, `not`; comparators `eq`, `neq`, `gt`, `gte`, `lt`,
+ * `lte`, `in`, `search`; `has(tags, "t")`, `has(metadata, '{"k": "v"}')` (the metadata contains
+ * that JSON object), `exists(metadata, "k")`, `eq(metadata.k, "v")`; run fields, `latency`
+ * (seconds), `metadata_key`/`metadata_value` and `feedback_key`/`feedback_score` (a key and a
+ * value/score inside one `and` refer to the same pair, as in LangSmith). Anything else is a 400
+ * naming what and where.
  */
-import { BadRequestError } from "../../shared/errors.js";
-
-export type FilterValue = string | number | boolean | null | FilterValue[];
-export type FilterNode = { fn: string; args: (FilterNode | FilterArg)[]; at: number };
-export type FilterArg = { value: FilterValue } | { field: string; at: number };
-
-const MAX_DEPTH = 32;
-
-class FilterSyntaxError extends BadRequestError {}
-
-function fail(source: string, at: number, msg: string): never {
-  throw new FilterSyntaxError(`invalid filter expression ${JSON.stringify(source)}: ${msg} at position ${at}`);
-}
-
-/** Parse an expression such as `and(eq(run_type, "llm"), gt(latency, 2))`. */
-export function parseFilter(source: string): FilterNode {
-  let i = 0;
-  let depth = 0;
-  const ws = () => {
-    while (i < source.length && /\s/.test(source[i]!)) i++;
-  };
-  const ident = () => {
-    const m = /^[A-Za-z_][\w.]*/.exec(source.slice(i));
-    if (!m) fail(source, i, "expected a name");
-    i += m[0].length;
-    return m[0];
-  };
-  const value = (): FilterNode | FilterArg => {
-    ws();
-    const at = i;
-    const c = source[i];
-    if (c === '"' || c === "'") {
-      let out = "";
-      i++;
-      while (i < source.length && source[i] !== c) {
-        if (source[i] === "\\" && i + 1 < source.length) i++;
-        out += source[i++];
-      }
-      if (i >= source.length) fail(source, at, "unterminated string");
-      i++;
-      return { value: out };
-    }
-    if (c === "[") {
-      i++;
-      const items: FilterValue[] = [];
-      ws();
-      if (source[i] === "]") {
-        i++;
-        return { value: items };
-      }
-      for (;;) {
-        const v = value();
-        if (!("value" in v)) fail(source, at, "a list holds strings and numbers only");
-        items.push(v.value);
-        ws();
-        if (source[i] === ",") i++;
-        else if (source[i] === "]") {
-          i++;
-          return { value: items };
-        } else fail(source, i, "expected , or ]");
-      }
-    }
-    const num = /^-?\d+(\.\d+)?([eE][-+]?\d+)?/.exec(source.slice(i));
-    if (num) {
-      i += num[0].length;
-      return { value: Number(num[0]) };
-    }
-    const name = ident();
-    ws();
-    if (source[i] === "(") return call(name, at);
-    if (name === "null" || name === "None") return { value: null };
-    if (name === "true" || name === "True") return { value: true };
-    if (name === "false" || name === "False") return { value: false };
-    return { field: name, at };
-  };
-  const call = (fn: string, at: number): FilterNode => {
-    // a deeper expression is no real query, and would exhaust the database's stack as SQL
-    if (++depth > MAX_DEPTH) fail(source, at, `nested deeper than ${MAX_DEPTH} calls`);
-    i++; // (
-    const args: (FilterNode | FilterArg)[] = [];
-    ws();
-    if (source[i] === ")") {
-      i++;
-      depth--;
-      return { fn, args, at };
-    }
-    for (;;) {
-      args.push(value());
-      ws();
-      if (source[i] === ",") i++;
-      else if (source[i] === ")") {
-        i++;
-        depth--;
-        return { fn, args, at };
-      } else fail(source, i, i >= source.length ? "unexpected end (missing \")\"?)" : `unexpected ${JSON.stringify(source[i])}`);
-    }
-  };
-  ws();
-  const at = i;
-  const root = value();
-  ws();
-  if (i < source.length) fail(source, i, `unexpected ${JSON.stringify(source.slice(i, i + 10))}`);
-  if (!("fn" in root)) fail(source, at, "expected a function call such as eq(name, \"x\")");
-  return root;
-}
+import { containsPattern } from "../../shared/db/like.js";
+import { fail, parseFilter, type FilterArg, type FilterNode, type FilterValue } from "./filter-parse.js";
+import { isTopSql } from "./roots.js";
 
 /** Adds a bound parameter and returns its placeholder (`$n`). */
 export type Bind = (v: unknown) => string;
 
 const COMPARE: Record<string, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
 
+export type Column = { sql: string; cast: string };
+
+/** What a filter is tested on: a table under an alias, and how the language's names map onto it. */
+export interface FilterSubject {
+  alias: string;
+  /** A plain field as SQL (with the type a literal is cast to). */
+  column(field: string): Column | undefined;
+  /** JSON objects `has` and `exists` apply to, by name (`metadata` at least; its SQL is jsonb). */
+  json: Record<string, string>;
+  /** A text[] column `has(tags, …)` applies to. */
+  tags?: string;
+  /** Feedback rows are tracing_feedback rows of the subject's run. */
+  feedback?: boolean;
+  /** Text the `search` function looks in. */
+  search: string[];
+}
+
+/** Runs (tracing_runs) under alias `a`. */
+export function runSubject(a: string): FilterSubject {
+  return {
+    alias: a,
+    column: (field) => runColumn(a, field),
+    json: { metadata: `${a}.extra->'metadata'`, inputs: `${a}.inputs`, outputs: `${a}.outputs` },
+    tags: `${a}.tags`,
+    feedback: true,
+    search: [`${a}.name`, `${a}.error`, `${a}.inputs::text`, `${a}.outputs::text`],
+  };
+}
+
+/** Examples (tracing_examples rows) under alias `a`. */
+export function exampleSubject(a: string): FilterSubject {
+  return {
+    alias: a,
+    column: (field) => {
+      switch (field) {
+        case "id":
+        case "source_run_id":
+          return { sql: `${a}.${field}`, cast: "uuid" };
+        case "created_at":
+          return { sql: `${a}.created_at`, cast: "timestamptz" };
+        case "modified_at":
+          return { sql: `${a}.valid_from`, cast: "timestamptz" };
+        default:
+          return undefined;
+      }
+    },
+    json: { metadata: `${a}.metadata`, inputs: `${a}.inputs`, outputs: `${a}.outputs` },
+    search: [`${a}.inputs::text`, `${a}.outputs::text`],
+  };
+}
+
 /** Run fields the language names, as SQL over alias `a` (with the type a literal is cast to). */
-function column(a: string, field: string): { sql: string; cast: string } | undefined {
+function runColumn(a: string, field: string): { sql: string; cast: string } | undefined {
   switch (field) {
     case "id":
     case "trace_id":
@@ -158,7 +110,7 @@ function column(a: string, field: string): { sql: string; cast: string } | undef
     case "completion_cost":
       return { sql: `${a}.output_cost`, cast: "numeric" };
     case "is_root":
-      return { sql: `(${a}.parent_run_id IS NULL)`, cast: "boolean" };
+      return { sql: `coalesce(${isTopSql(a)}, false)`, cast: "boolean" };
     default:
       return undefined;
   }
@@ -168,7 +120,9 @@ function column(a: string, field: string): { sql: string; cast: string } | undef
  * SQL (a boolean expression over the runs table under alias `a`) for a parsed filter.
  * `source` is only for error messages.
  */
-export function compileFilter(node: FilterNode, a: string, bind: Bind, source: string): string {
+export function compileFilter(node: FilterNode, subject: FilterSubject, bind: Bind, source: string): string {
+  const a = subject.alias;
+  const md = `coalesce(${subject.json.metadata}, '{}'::jsonb)`;
   const isNode = (x: FilterNode | FilterArg): x is FilterNode => "fn" in x;
   const fieldOf = (n: FilterNode, x: FilterNode | FilterArg | undefined): string => {
     if (!x || isNode(x) || !("field" in x)) fail(source, n.at, `${n.fn}() takes a field name first`);
@@ -185,11 +139,15 @@ export function compileFilter(node: FilterNode, a: string, bind: Bind, source: s
     if (cast === "uuid" && (typeof v !== "string" || !/^[0-9a-f-]{36}$/i.test(v))) fail(source, n.at, `${JSON.stringify(v)} is not a UUID`);
     return `${bind(cast === "boolean" ? Boolean(v) : v)}::${cast}`;
   };
-  const feedback = (conds: string[]) => `EXISTS (SELECT 1 FROM tracing_feedback f WHERE f.tenant_id = ${a}.tenant_id AND f.run_id = ${a}.id${conds.map((c) => ` AND ${c}`).join("")})`;
+  const feedback = (n: FilterNode, conds: string[]) => {
+    if (!subject.feedback) fail(source, n.at, "feedback fields apply to runs only");
+    return feedbackSql(conds);
+  };
+  const feedbackSql = (conds: string[]) => `EXISTS (SELECT 1 FROM tracing_feedback f WHERE f.tenant_id = ${a}.tenant_id AND f.run_id = ${a}.id${conds.map((c) => ` AND ${c}`).join("")})`;
   const metadata = (key: FilterValue | undefined, op: string | undefined, value: FilterValue | undefined) => {
-    if (key !== undefined && op) return `${a}.extra->'metadata'->>${bind(String(key))} ${op} ${bind(String(value))}`;
-    if (key !== undefined) return `${a}.extra->'metadata' ? ${bind(String(key))}`;
-    return `EXISTS (SELECT 1 FROM jsonb_each_text(coalesce(${a}.extra->'metadata', '{}'::jsonb)) m WHERE m.value ${op ?? "="} ${bind(String(value))})`;
+    if (key !== undefined && op) return `${md}->>${bind(String(key))} ${op} ${bind(String(value))}`;
+    if (key !== undefined) return `${md} ? ${bind(String(key))}`;
+    return `EXISTS (SELECT 1 FROM jsonb_each_text(${md}) m WHERE m.value ${op ?? "="} ${bind(String(value))})`;
   };
 
   const compile = (n: FilterNode): string => {
@@ -215,7 +173,7 @@ export function compileFilter(node: FilterNode, a: string, bind: Bind, source: s
             used.add(s);
           }
           used.add(fbKey[0]!);
-          parts.push(feedback(conds));
+          parts.push(feedback(fbKey[0]!, conds));
         }
         if (mdKey.length === 1 && mdValue.length === 1) {
           const v = mdValue[0]!;
@@ -234,26 +192,44 @@ export function compileFilter(node: FilterNode, a: string, bind: Bind, source: s
     if (fn === "search") {
       const term = valueOf(n, n.args.length === 1 ? n.args[0] : n.args[1]);
       if (typeof term !== "string" || !term) fail(source, n.at, "search() takes a non-empty string");
-      const p = bind(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      return `(${a}.name ILIKE ${p} OR ${a}.error ILIKE ${p} OR ${a}.inputs::text ILIKE ${p} OR ${a}.outputs::text ILIKE ${p})`;
+      const p = bind(containsPattern(term));
+      return `(${subject.search.map((c) => `${c} ILIKE ${p}`).join(" OR ")})`;
     }
     const field = fieldOf(n, n.args[0]);
     if (n.args.length !== 2) fail(source, n.at, `${fn}() takes a field and a value`);
     const v = valueOf(n, n.args[1]);
+    const json = subject.json[field];
+    if (json && (fn === "has" || fn === "exists")) {
+      if (fn === "exists") {
+        if (typeof v !== "string") fail(source, n.at, "exists() takes a key (a string) second");
+        return `coalesce(${json}, '{}'::jsonb) ? ${bind(v)}`;
+      }
+      let obj: unknown = v;
+      if (typeof v === "string") {
+        try {
+          obj = JSON.parse(v);
+        } catch {
+          fail(source, n.at, `has(${field}, …) takes a JSON object, such as '{"key": "value"}'`);
+        }
+      }
+      if (!obj || typeof obj !== "object" || Array.isArray(obj)) fail(source, n.at, `has(${field}, …) takes a JSON object, such as '{"key": "value"}'`);
+      return `coalesce(${json}, '{}'::jsonb) @> ${bind(JSON.stringify(obj))}::jsonb`;
+    }
     if (field === "tags") {
+      if (!subject.tags) fail(source, n.at, "tags apply to runs only");
       if (fn !== "has" && fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to tags (use has)`);
-      const sql = `${bind(String(v))} = ANY(coalesce(${a}.tags, '{}'))`;
+      const sql = `${bind(String(v))} = ANY(coalesce(${subject.tags}, '{}'))`;
       return fn === "neq" ? `NOT (${sql})` : sql;
     }
     if (field === "feedback_key") {
       if (fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to feedback_key`);
-      const sql = feedback([`f.key = ${bind(String(v))}`]);
+      const sql = feedback(n, [`f.key = ${bind(String(v))}`]);
       return fn === "neq" ? `NOT ${sql}` : sql;
     }
     if (field === "feedback_score") {
       const op = COMPARE[fn];
       if (!op) fail(source, n.at, `${fn}() does not apply to feedback_score`);
-      return feedback([`f.score ${op} ${literal(n, v, "float8")}`]);
+      return feedback(n, [`f.score ${op} ${literal(n, v, "float8")}`]);
     }
     if (field === "metadata_key") {
       if (fn !== "eq") fail(source, n.at, `${fn}() does not apply to metadata_key`);
@@ -269,13 +245,13 @@ export function compileFilter(node: FilterNode, a: string, bind: Bind, source: s
       if (fn !== "eq" && fn !== "neq") fail(source, n.at, `${fn}() does not apply to metadata`);
       return metadata(field.slice("metadata.".length), op, v);
     }
-    const col = column(a, field);
+    const col = subject.column(field);
     if (!col) fail(source, n.args[0] && "at" in n.args[0] ? n.args[0].at : n.at, `unknown field ${JSON.stringify(field)}`);
     if (fn === "in") {
       if (!Array.isArray(v) || !v.length) fail(source, n.at, "in() takes a non-empty list");
       return `${col.sql} IN (${v.map((x) => literal(n, x, col.cast)).join(", ")})`;
     }
-    if (fn === "has") fail(source, n.at, `has() applies to tags, not ${field}`);
+    if (fn === "has" || fn === "exists") fail(source, n.at, `${fn}() applies to ${subject.tags ? "tags, " : ""}${Object.keys(subject.json).join(", ")}; not ${field}`);
     const op = COMPARE[fn];
     if (!op) fail(source, n.at, `unknown function ${JSON.stringify(n.fn)}`);
     if (v === null) {
@@ -292,7 +268,12 @@ export function compileFilter(node: FilterNode, a: string, bind: Bind, source: s
 /** Parse and compile in one step; `kind` selects which runs the expression is tested on. */
 export function filterSql(source: string, kind: "run" | "trace" | "tree", bind: Bind): string {
   const node = parseFilter(source);
-  if (kind === "run") return compileFilter(node, "tracing_runs", bind, source);
-  const inner = compileFilter(node, "t", bind, source);
-  return `EXISTS (SELECT 1 FROM tracing_runs t WHERE t.tenant_id = tracing_runs.tenant_id AND t.trace_id = tracing_runs.trace_id${kind === "trace" ? " AND t.parent_run_id IS NULL" : ""} AND ${inner})`;
+  if (kind === "run") return compileFilter(node, runSubject("tracing_runs"), bind, source);
+  const inner = compileFilter(node, runSubject("t"), bind, source);
+  return `EXISTS (SELECT 1 FROM tracing_runs t WHERE t.tenant_id = tracing_runs.tenant_id AND t.trace_id = tracing_runs.trace_id${kind === "trace" ? ` AND ${isTopSql("t")}` : ""} AND ${inner})`;
+}
+
+/** SQL for a filter on examples (tracing_examples under `alias`). */
+export function exampleFilterSql(source: string, alias: string, bind: Bind): string {
+  return compileFilter(parseFilter(source), exampleSubject(alias), bind, source);
 }

@@ -8,7 +8,7 @@ import type pg from "pg";
 import { withTransaction } from "../../shared/db/index.js";
 import { ConflictError, isUniqueViolation, NotFoundError } from "../../shared/errors.js";
 import type { AsOf, Json } from "../datasets/rules.js";
-import { likeEscape } from "../query/conditions.js";
+import { containsPattern } from "../../shared/db/like.js";
 
 export interface Dataset {
   id: string;
@@ -127,7 +127,7 @@ export class DatasetStore {
          AND ($4::text IS NULL OR d.name ILIKE $4)
          AND ($5::text IS NULL OR d.data_type = $5) AND ($6::jsonb IS NULL OR d.extra->'metadata' @> $6)
        ORDER BY d.created_at DESC, d.id LIMIT $7 OFFSET $8`,
-      [tenantId, q.ids ?? null, q.name ?? null, q.nameContains === undefined ? null : `%${likeEscape(q.nameContains)}%`, q.dataType ?? null, q.metadata ? JSON.stringify(q.metadata) : null, q.limit, q.offset],
+      [tenantId, q.ids ?? null, q.name ?? null, q.nameContains === undefined ? null : containsPattern(q.nameContains), q.dataType ?? null, q.metadata ? JSON.stringify(q.metadata) : null, q.limit, q.offset],
     );
     return rows.map(present);
   }

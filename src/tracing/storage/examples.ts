@@ -8,6 +8,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../shared/db/index.js";
 import { BadRequestError, ConflictError, NotFoundError } from "../../shared/errors.js";
+import { exampleFilterSql } from "../query/filter.js";
 import { applyArrayOperation, changedState, initialState, SPLIT_KEY, type ExampleChange, type ExampleCreate, type ExampleState, type Json } from "../datasets/rules.js";
 
 export interface Example {
@@ -29,6 +30,8 @@ export interface ExampleListQuery {
   ids?: string[];
   splits?: string[];
   metadata?: Json;
+  /** A LangSmith filter expression (query/filter.ts), e.g. `and(has(metadata, '{"k": "v"}'), exists(metadata, "x"))`. */
+  filter?: string;
   limit: number;
   offset: number;
 }
@@ -142,12 +145,15 @@ export class ExampleStore {
 
   /** Examples of a dataset, oldest first, as of a version, filtered by ids, splits and metadata. */
   async list(tenantId: string, q: ExampleListQuery): Promise<Example[]> {
+    const values: unknown[] = [tenantId, q.datasetId, q.asOf ?? null, q.ids ?? null, q.splits ?? null, q.metadata ? JSON.stringify(q.metadata) : null, q.limit, q.offset];
+    const bind = (v: unknown) => `$${values.push(v)}`;
+    const filter = q.filter === undefined ? "" : `AND ${exampleFilterSql(q.filter, "e", bind)}`;
     const { rows } = await this.pool.query(
       `SELECT * FROM tracing_examples e WHERE e.tenant_id = $1 AND e.dataset_id = $2 AND ${validAt(3)}
          AND ($4::uuid[] IS NULL OR e.id = ANY($4)) AND ($5::text[] IS NULL OR e.metadata->'${SPLIT_KEY}' ?| $5)
-         AND ($6::jsonb IS NULL OR e.metadata @> $6)
+         AND ($6::jsonb IS NULL OR e.metadata @> $6) ${filter}
        ORDER BY e.created_at, e.id LIMIT $7 OFFSET $8`,
-      [tenantId, q.datasetId, q.asOf ?? null, q.ids ?? null, q.splits ?? null, q.metadata ? JSON.stringify(q.metadata) : null, q.limit, q.offset],
+      values,
     );
     return rows.map(present);
   }

@@ -226,4 +226,10 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_runs_reference_example ON tracing_runs (tenant_id, reference_example_id) WHERE reference_example_id IS NOT NULL;
     `,
   },
+  {
+    name: "run lists' roots include orphans (query/roots.ts)",
+    sql: `
+      CREATE INDEX tracing_runs_tops ON tracing_runs (project_id, start_time DESC NULLS LAST, id DESC) WHERE (parent_run_id IS NULL OR strpos(dotted_order, '.') = 0);
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 /** Tracing projects: one per name per tenant, created on first use. */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { containsPattern } from "../../shared/db/like.js";
 import { ConflictError, NotFoundError } from "../../shared/errors.js";
 
 export interface Project {
@@ -105,11 +106,11 @@ export class ProjectStore {
 
   async list(tenantId: string, opts: { nameContains?: string; ids?: string[]; referenceDatasetId?: string; referenceFree?: boolean; limit: number; offset: number }): Promise<Project[]> {
     const { rows } = await this.pool.query<Project>(
-      `SELECT * FROM tracing_projects WHERE tenant_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
+      `SELECT * FROM tracing_projects WHERE tenant_id = $1 AND ($2::text IS NULL OR name ILIKE $2)
          AND ($5::uuid[] IS NULL OR id = ANY($5)) AND ($6::uuid IS NULL OR reference_dataset_id = $6)
          AND ($7::boolean IS NULL OR (reference_dataset_id IS NULL) = $7)
        ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`,
-      [tenantId, opts.nameContains ?? null, opts.limit, opts.offset, opts.ids ?? null, opts.referenceDatasetId ?? null, opts.referenceFree ?? null],
+      [tenantId, opts.nameContains === undefined ? null : containsPattern(opts.nameContains), opts.limit, opts.offset, opts.ids ?? null, opts.referenceDatasetId ?? null, opts.referenceFree ?? null],
     );
     return rows.map(iso);
   }
