@@ -113,6 +113,10 @@ describeBackends("evaluateComparative() against Berth", (backend) => {
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ comparative_experiment_id: created.body.id, feedback_group_id: group, session_id: run.session_id });
     }
+    // feedback naming the comparison on something not compared in it takes no part in the preferences
+    const stranger = await client.createProject({ projectName: `cmp-stranger-${fx.datasetId.slice(0, 8)}` });
+    const r = await server.api(`/feedback`, { method: "POST", body: JSON.stringify({ session_id: stranger.id, key: "human", score: 5, comparative_experiment_id: created.body.id, feedback_group_id: group }) });
+    expect(r.status).toBe(200);
     const listed = (await server.api(`/datasets/${fx.datasetId}/comparative?sort_by=name&sort_by_desc=false`)).body;
     expect(listed.map((x: { name: string }) => x.name)).toEqual(["by hand", fx.comparative.name]);
     expect(listed[0].preferences).toEqual({ human: { comparisons: 1, ties: 0, preferred: { [fx.experimentB.id]: 1, [fx.experimentA.id]: 0 } } });

@@ -20,11 +20,5 @@ export type Preference = { comparisons: number; ties: number; preferred: Record<
 /** "exp-a 2 · exp-b 0 · ties 1": how often each compared experiment won, in the comparison's order. */
 export function fmtPreference(p: Preference | undefined, experiments: { id: string; name: string }[]): string {
   if (!p) return "–";
-  const known = new Set(experiments.map((e) => e.id));
-  const parts = experiments.map((e) => `${e.name} ${p.preferred[e.id] ?? 0}`);
-  // a deleted experiment's wins still count: say so rather than drop them silently
-  const gone = Object.entries(p.preferred).filter(([id]) => !known.has(id)).reduce((n, [, v]) => n + v, 0);
-  if (gone) parts.push(`deleted ${gone}`);
-  parts.push(`ties ${p.ties}`);
-  return parts.join(" · ");
+  return [...experiments.map((e) => `${e.name} ${p.preferred[e.id] ?? 0}`), `ties ${p.ties}`].join(" · ");
 }

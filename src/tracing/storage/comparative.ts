@@ -190,10 +190,12 @@ export class ComparativeStore {
   private async preferences(tenantId: string, ids: string[]): Promise<Map<string, Preferences>> {
     const { rows } = await this.pool.query<{ cid: string; key: string; winner: string | null; n: string }>(
       `WITH f AS (
-         SELECT comparative_experiment_id AS cid, key, project_id, score,
-           coalesce(feedback_group_id::text, feedback_source #>> '{metadata,__run,run_id}', id::text) AS grp
-         FROM tracing_feedback
-         WHERE tenant_id = $1 AND comparative_experiment_id = ANY($2::uuid[]) AND score IS NOT NULL AND project_id IS NOT NULL
+         -- only runs of the compared experiments take part (feedback may name the comparison on any run)
+         SELECT f.comparative_experiment_id AS cid, f.key, f.project_id, f.score,
+           coalesce(f.feedback_group_id::text, f.feedback_source #>> '{metadata,__run,run_id}', f.id::text) AS grp
+         FROM tracing_feedback f
+         JOIN tracing_comparative_experiment_sessions s ON s.comparative_experiment_id = f.comparative_experiment_id AND s.project_id = f.project_id
+         WHERE f.tenant_id = $1 AND f.comparative_experiment_id = ANY($2::uuid[]) AND f.score IS NOT NULL
        ),
        g AS (
          SELECT cid, key, grp, max(score) AS best FROM f GROUP BY cid, key, grp HAVING count(DISTINCT project_id) >= 2
