@@ -21,6 +21,7 @@ const Threads = lazy(() => import("./pages/Threads"));
 const Thread = lazy(() => import("./pages/Thread"));
 const TraceView = lazy(() => import("./pages/TraceView"));
 const Prices = lazy(() => import("./pages/Prices"));
+const Datasets = lazy(() => import("./pages/Datasets"));
 const DatasetDetail = lazy(() => import("./pages/DatasetDetail"));
 const DeploymentStudio = lazy(() => import("./studio/DeploymentStudio"));
 
@@ -79,6 +80,7 @@ function ConsoleRoutes() {
         <Route path="/deployments/:deploymentId" element={<Page><DeploymentDetail /></Page>} />
         <Route path="/deployments/:deploymentId/studio/:tab?" element={<Page><DeploymentStudio /></Page>} />
         <Route path="/projects" element={<Page><Projects /></Page>} />
+        <Route path="/projects/datasets" element={<Page><Datasets /></Page>} />
         <Route path="/projects/datasets/:datasetId" element={<Page><DatasetDetail /></Page>} />
         <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />
         <Route path="/projects/:projectId/dashboard" element={<Page><Dashboard /></Page>} />

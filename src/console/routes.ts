@@ -10,6 +10,7 @@ export const paths = {
   studio: (id: string, tab = "graph", assistantId?: string) =>
     `/deployments/${encodeURIComponent(id)}/studio/${encodeURIComponent(tab)}${assistantId ? `?assistant=${encodeURIComponent(assistantId)}` : ""}`,
   projects: "/projects",
+  datasets: "/projects/datasets",
   dataset: (id: string) => `/projects/datasets/${encodeURIComponent(id)}`,
   project: (id: string) => `/projects/${encodeURIComponent(id)}`,
   dashboard: (id: string) => `/projects/${encodeURIComponent(id)}/dashboard`,

@@ -20,6 +20,7 @@ import { FeedbackStore } from "./storage/feedback.js";
 import { ShareStore } from "./storage/shares.js";
 import { DatasetStore } from "./storage/datasets.js";
 import { ExampleStore } from "./storage/examples.js";
+import { ComparativeStore } from "./storage/comparative.js";
 
 export interface TracingFacility {
   router: express.Router;
@@ -63,6 +64,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     shares: new ShareStore(pool),
     datasets: new DatasetStore(pool),
     examples: new ExampleStore(pool),
+    comparative: new ComparativeStore(pool),
     logger,
     options: { maxBodyBytes: options.maxBodyBytes, maxConcurrentIngests: options.maxConcurrentIngests },
     ping: async () => {

@@ -21,6 +21,8 @@ describe("console routes", () => {
     expect(CONSOLE_TRACING_HOME).toBe(paths.projects);
     const layout = readFileSync(new URL("../../src/console/components/Layout.tsx", import.meta.url), "utf8");
     expect(layout).toContain("<NavLink to={paths.projects}>Tracing</NavLink>");
+    // the datasets list is reachable from the navigation too
+    expect(layout).toContain("<NavLink to={paths.datasets}>Datasets</NavLink>");
   });
 
   it("declares only routes under those prefixes", () => {

@@ -873,6 +873,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/datasets/comparative": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a comparative (pairwise) experiment over experiments of one dataset */
+        post: operations["postDatasetsComparative"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{dataset_id}/comparative": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dataset's comparative experiments (newest first by default) with their preference counts */
+        get: operations["getDatasetsDatasetIdComparative"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/comparative/{comparative_experiment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a comparative experiment and the pairwise feedback given in it */
+        delete: operations["deleteDatasetsComparativeComparativeExperimentId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/examples": {
         parameters: {
             query?: never;
@@ -956,6 +1007,47 @@ export interface components {
             size: number;
             /** @description Where to fetch it (same origin, with the API key) */
             url: string;
+        };
+        ComparativeExperiment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenant_id: string;
+            name: string;
+            description: string | null;
+            /** Format: uuid */
+            reference_dataset_id: string;
+            extra: {
+                [key: string]: unknown;
+            };
+            created_at: string;
+            modified_at: string;
+            /** @description The compared experiments, in the order given */
+            experiments_info: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /** @description Per key: the comparison's feedback count, mean score and values */
+            feedback_stats: {
+                [key: string]: {
+                    n: number;
+                    avg: number | null;
+                    values: {
+                        [key: string]: number;
+                    };
+                };
+            };
+            /** @description Per key: comparisons made (one per evaluator call and example), ties, and per experiment id how often its run scored strictly highest */
+            preferences: {
+                [key: string]: {
+                    comparisons: number;
+                    ties: number;
+                    preferred: {
+                        [key: string]: number;
+                    };
+                };
+            };
         };
         Dataset: {
             /** Format: uuid */
@@ -1044,6 +1136,8 @@ export interface components {
                 };
             } | null;
             comparative_experiment_id: string | null;
+            /** @description Shared by the feedbacks of one pairwise comparison */
+            feedback_group_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3872,6 +3966,7 @@ export interface operations {
                         } | null;
                     } | null;
                     comparative_experiment_id?: string | null;
+                    feedback_group_id?: string | null;
                 };
             };
         };
@@ -4508,6 +4603,145 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DatasetExperiments"];
                 };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postDatasetsComparative: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string | null;
+                    name: string;
+                    description?: string | null;
+                    experiment_ids: string[];
+                    /** Format: uuid */
+                    reference_dataset_id: string;
+                    created_at?: string | null;
+                    extra?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparativeExperiment"];
+                };
+            };
+            /** @description Experiments of another dataset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No such dataset or experiment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Id taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getDatasetsDatasetIdComparative: {
+        parameters: {
+            query?: {
+                id?: string | string[];
+                name?: string | string[];
+                name_contains?: string | string[];
+                sort_by?: ("created_at" | "name") | ("created_at" | "name")[];
+                sort_by_desc?: boolean | ("true" | "false");
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparativeExperiment"][];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteDatasetsComparativeComparativeExperimentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparative_experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation error */
             422: {

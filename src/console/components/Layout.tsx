@@ -20,6 +20,7 @@ export function Layout() {
         <nav>
           <NavLink to={paths.deployments}>Deployments</NavLink>
           <NavLink to={paths.projects}>Tracing</NavLink>
+          <NavLink to={paths.datasets}>Datasets</NavLink>
           <NavLink to={paths.prices}>Model prices</NavLink>
         </nav>
         <span className="spacer" />

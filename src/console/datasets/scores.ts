@@ -13,3 +13,12 @@ export function fmtScore(s: FeedbackStats[string] | undefined): string {
   const values = Object.entries(s.values).map(([v, n]) => `${v}×${n}`);
   return values.length ? values.join(", ") : `(${s.n})`;
 }
+
+/** Per key of a comparative experiment: comparisons, ties, and per experiment id its preferred count. */
+export type Preference = { comparisons: number; ties: number; preferred: Record<string, number> };
+
+/** "exp-a 2 · exp-b 0 · ties 1": how often each compared experiment won, in the comparison's order. */
+export function fmtPreference(p: Preference | undefined, experiments: { id: string; name: string }[]): string {
+  if (!p) return "–";
+  return [...experiments.map((e) => `${e.name} ${p.preferred[e.id] ?? 0}`), `ties ${p.ties}`].join(" · ");
+}

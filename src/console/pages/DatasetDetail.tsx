@@ -1,13 +1,14 @@
 /**
  * A dataset: its experiments (projects run against it by evaluate()) with their aggregate scores,
- * each linking to its traces, and its examples (inputs, reference outputs, splits) at the latest
- * version.
+ * each linking to its traces; its comparative experiments (evaluateComparative) with how often each
+ * compared experiment was preferred per key; and its examples (inputs, reference outputs, splits)
+ * at the latest version.
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useParams, useSearchParams } from "react-router";
 import { data, tracing } from "../api/client";
 import { ErrorBox, Loading } from "../components/common";
-import { fmtScore, scoreKeys } from "../datasets/scores";
+import { fmtPreference, fmtScore, scoreKeys } from "../datasets/scores";
 import { fmtTime } from "../format";
 import { paths } from "../routes";
 import { Pager } from "../tracing/Pager";
@@ -31,6 +32,10 @@ export default function DatasetDetail() {
     queryKey: ["tracing", "dataset-experiments", datasetId],
     queryFn: async () => data(await tracing.GET("/datasets/{dataset_id}/experiments", { params: { path: { dataset_id: datasetId }, query: { limit: 100, offset: 0 } } })),
   });
+  const comparisons = useQuery({
+    queryKey: ["tracing", "dataset-comparative", datasetId],
+    queryFn: async () => data(await tracing.GET("/datasets/{dataset_id}/comparative", { params: { path: { dataset_id: datasetId }, query: { limit: 100 } } })),
+  });
   const examples = useQuery({
     queryKey: ["tracing", "examples", datasetId, offset],
     queryFn: async () => data(await tracing.GET("/examples", { params: { query: { dataset: datasetId, limit: PAGE, offset } } })),
@@ -39,6 +44,8 @@ export default function DatasetDetail() {
   const exps = experiments.data?.experiments ?? [];
   const keys = scoreKeys(exps.map((e) => e.stats?.feedback_stats));
   const rows = examples.data ?? [];
+  const cmps = comparisons.data ?? [];
+  const prefKeys = [...new Set(cmps.flatMap((c) => Object.keys(c.preferences)))].sort();
   return (
     <div className="tracing-page">
       {dataset.error ? <ErrorBox error={dataset.error} title="Dataset" /> : null}
@@ -92,6 +99,50 @@ export default function DatasetDetail() {
           </tbody>
         </table>
       )}
+
+      {comparisons.error ? <ErrorBox error={comparisons.error} title="Comparative experiments" /> : null}
+      {cmps.length ? (
+        <>
+          <h2>Comparative experiments</h2>
+          <p className="muted">Per feedback key: how often each experiment's answer was preferred, and the ties.</p>
+          <table className="data" aria-label="Comparative experiments">
+            <thead>
+              <tr>
+                <th>Comparison</th>
+                <th>Created</th>
+                <th>Experiments compared</th>
+                {prefKeys.map((k) => (
+                  <th key={k}>{k}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {cmps.map((c) => (
+                <tr key={c.id}>
+                  <td>
+                    {c.name}
+                    {c.description ? <div className="muted">{c.description}</div> : null}
+                  </td>
+                  <td className="nowrap">{fmtTime(c.created_at)}</td>
+                  <td>
+                    {c.experiments_info.map((e, i) => (
+                      <span key={e.id}>
+                        {i ? " vs " : ""}
+                        <Link to={paths.project(e.id)}>{e.name}</Link>
+                      </span>
+                    ))}
+                  </td>
+                  {prefKeys.map((k) => (
+                    <td key={k} data-key={k}>
+                      {fmtPreference(c.preferences[k], c.experiments_info)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
 
       <h2>Examples</h2>
       {examples.error ? <ErrorBox error={examples.error} title="Examples" /> : null}

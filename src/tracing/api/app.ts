@@ -17,6 +17,7 @@ import { queryRoutes, type QueryDeps } from "./query-routes.js";
 import { feedbackRoutes, multipartFeedbackSink } from "./feedback-routes.js";
 import { langsmithRoutes } from "./langsmith-routes.js";
 import { datasetRoutes } from "./dataset-routes.js";
+import { comparativeRoutes } from "./comparative-routes.js";
 import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
 import { langsmithV2Routes } from "./langsmith-v2-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
@@ -120,5 +121,6 @@ function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
   langsmithV2Routes(router, deps);
   feedbackRoutes(router, deps.feedback);
   datasetRoutes(router, deps);
+  comparativeRoutes(router, deps);
   exampleRoutes(router, deps);
 }

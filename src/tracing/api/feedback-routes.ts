@@ -27,6 +27,7 @@ export const Feedback = z
     correction: z.unknown(),
     feedback_source: z.object({ type: z.string(), metadata: z.record(z.string(), z.unknown()) }).nullable(),
     comparative_experiment_id: z.guid().nullable(),
+    feedback_group_id: z.guid().nullable().describe("Shared by the feedbacks of one pairwise comparison"),
     created_at: z.iso.datetime({ offset: true }),
     modified_at: z.iso.datetime({ offset: true }),
   })

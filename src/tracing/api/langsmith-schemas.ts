@@ -94,6 +94,7 @@ export const feedbackCreateBody = z.object({
   correction: z.unknown().optional(),
   feedback_source: z.object({ type: z.string().nullish(), metadata: record.nullish() }).nullish(),
   comparative_experiment_id: uuid.nullish(),
+  feedback_group_id: uuid.nullish(),
 });
 
 export const feedbackUpdateBody = z.object({

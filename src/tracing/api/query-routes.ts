@@ -7,6 +7,7 @@ import { presentRun, presentRunDetail } from "../query/present.js";
 import { consolePath, parentRunIds } from "../query/langsmith-run.js";
 import type { QueryService } from "../query/service.js";
 import type { DatasetStore } from "../storage/datasets.js";
+import type { ComparativeStore } from "../storage/comparative.js";
 import type { ExampleStore } from "../storage/examples.js";
 import type { FeedbackStore } from "../storage/feedback.js";
 import type { ShareStore } from "../storage/shares.js";
@@ -24,6 +25,7 @@ export interface QueryDeps {
   shares: ShareStore;
   datasets: DatasetStore;
   examples: ExampleStore;
+  comparative: ComparativeStore;
 }
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;

@@ -19,6 +19,8 @@ export interface FeedbackInput {
   correction?: unknown;
   feedback_source?: { type?: string | null; metadata?: Record<string, unknown> | null } | null;
   comparative_experiment_id?: string | null;
+  /** The feedbacks of one pairwise comparison share it (storage/comparative.ts). */
+  feedback_group_id?: string | null;
 }
 
 export interface Feedback {
@@ -33,6 +35,7 @@ export interface Feedback {
   correction: unknown;
   feedback_source: { type: string; metadata: Record<string, unknown> } | null;
   comparative_experiment_id: string | null;
+  feedback_group_id: string | null;
   created_at: string;
   modified_at: string;
 }
@@ -65,6 +68,7 @@ function present(r: Record<string, any>): Feedback {
     correction: r.correction,
     feedback_source: r.feedback_source,
     comparative_experiment_id: r.comparative_experiment_id,
+    feedback_group_id: r.feedback_group_id ?? null,
     created_at: new Date(r.created_at).toISOString(),
     modified_at: new Date(r.modified_at).toISOString(),
   };
@@ -92,10 +96,14 @@ export class FeedbackStore {
       else await this.assertProject(tenantId, projectId); // the run has not arrived yet
     } else if (!projectId) throw new BadRequestError("feedback needs a run_id or a session_id");
     else await this.assertProject(tenantId, projectId);
+    if (input.comparative_experiment_id) {
+      const { rowCount } = await this.pool.query("SELECT 1 FROM tracing_comparative_experiments WHERE tenant_id = $1 AND id = $2", [tenantId, input.comparative_experiment_id]);
+      if (!rowCount) throw new NotFoundError(`Comparative experiment ${input.comparative_experiment_id} not found.`);
+    }
     const source = input.feedback_source ? { type: input.feedback_source.type ?? "api", metadata: input.feedback_source.metadata ?? {} } : { type: "api", metadata: {} };
     const { rows } = await this.pool.query(
-      `INSERT INTO tracing_feedback (id, tenant_id, run_id, trace_id, project_id, key, score, value, comment, correction, feedback_source, comparative_experiment_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING RETURNING *`,
+      `INSERT INTO tracing_feedback (id, tenant_id, run_id, trace_id, project_id, key, score, value, comment, correction, feedback_source, comparative_experiment_id, feedback_group_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING RETURNING *`,
       [
         input.id ?? randomUUID(),
         tenantId,
@@ -109,6 +117,7 @@ export class FeedbackStore {
         json(input.correction),
         JSON.stringify(source),
         input.comparative_experiment_id ?? null,
+        input.feedback_group_id ?? null,
       ],
     );
     if (!rows[0]) throw new ConflictError(`feedback ${input.id} already exists`);

@@ -232,4 +232,31 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_runs_tops ON tracing_runs (project_id, start_time DESC NULLS LAST, id DESC) WHERE (parent_run_id IS NULL OR strpos(dotted_order, '.') = 0);
     `,
   },
+  {
+    name: "comparative (pairwise) experiments, feedback groups",
+    sql: `
+      -- A named comparison of experiments (projects) of one dataset; its verdicts are feedback on
+      -- the compared runs that carries comparative_experiment_id.
+      CREATE TABLE tracing_comparative_experiments (
+        id uuid PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        name text NOT NULL,
+        description text,
+        reference_dataset_id uuid NOT NULL REFERENCES tracing_datasets (id) ON DELETE CASCADE,
+        extra jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL,
+        modified_at timestamptz NOT NULL
+      );
+      CREATE INDEX tracing_comparative_dataset ON tracing_comparative_experiments (reference_dataset_id, created_at);
+      CREATE TABLE tracing_comparative_experiment_sessions (
+        comparative_experiment_id uuid NOT NULL REFERENCES tracing_comparative_experiments (id) ON DELETE CASCADE,
+        project_id uuid NOT NULL REFERENCES tracing_projects (id) ON DELETE CASCADE,
+        position int NOT NULL,
+        PRIMARY KEY (comparative_experiment_id, project_id)
+      );
+      -- The feedbacks of one pairwise comparison (one evaluator call over one example's runs).
+      ALTER TABLE tracing_feedback ADD COLUMN feedback_group_id uuid;
+      CREATE INDEX tracing_feedback_comparative ON tracing_feedback (comparative_experiment_id, key) WHERE comparative_experiment_id IS NOT NULL;
+    `,
+  },
 ];
