@@ -31,7 +31,7 @@ function markFirstToken(kind: "received" | "shown"): void {
   if (performance.getEntriesByName(`studio:first-token-${kind}`).length === 0) performance.mark(`studio:first-token-${kind}`);
 }
 
-export function RunTab({ client, assistant, onOpenTrace }: { client: Client; assistant: Assistant; onOpenTrace: (runId: string) => void }) {
+export function RunTab({ client, assistant, onOpenTrace }: { client: Client; assistant: Assistant; onOpenTrace?: (runId: string) => void }) {
   const k = clientKey(client);
   const schemas = useQuery({ queryKey: ["studio", k, "schemas", assistant.assistant_id], queryFn: () => client.assistants.getSchemas(assistant.assistant_id) });
   const chat = hasMessagesInput(schemas.data?.input_schema);
@@ -222,7 +222,7 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
                 <td><code>{r.run_id.slice(0, 8)}</code></td>
                 <td>{r.status}</td>
                 <td>
-                  <button type="button" className="link" onClick={() => onOpenTrace(r.run_id)}>Trace</button>
+                  {onOpenTrace ? <button type="button" className="link" onClick={() => onOpenTrace(r.run_id)}>Trace</button> : null}
                 </td>
               </tr>
             ))}
