@@ -41,6 +41,7 @@ import { IndexedPostgresStore } from "./storage/store-index/indexed-store.js";
 import { RunStore } from "./storage/runs.js";
 import { ThreadStore } from "./storage/threads.js";
 import { UiBundles } from "./ui/bundles.js";
+import { studioEnabled } from "./studio.js";
 
 export interface AgentServerHandle {
   ctx: AgentServerContext;
@@ -49,6 +50,8 @@ export interface AgentServerHandle {
   /** Base URL when serving HTTP. */
   url?: string;
   port?: number;
+  /** The standalone Studio's page, when this server serves it (src/agent-server/studio.ts). */
+  studioUrl?: string;
   /** Delete expired store items and threads now (the worker process does it every sweep interval). */
   sweepExpired(): Promise<SweepResult>;
   /** Graceful stop: no new requests or claims; running runs drain for the grace period. */
@@ -211,8 +214,11 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       cleanups.push(async () => clearInterval(vacuum));
       sweeper.start();
     }
+    const url = port === undefined ? undefined : `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
+    const prefix = config.raw.http?.mount_prefix?.replace(/\/+$/, "") ?? "";
+    const studioUrl = url && studioEnabled(settings) ? `${url}${prefix && !prefix.startsWith("/") ? "/" : ""}${prefix}/studio/` : undefined;
     if (port !== undefined) {
-      logger.info({ url: `http://${settings.host}:${port}`, graphs: registry.graphIds(), workers: settings.jobsPerWorker }, "agent server listening");
+      logger.info({ url: `http://${settings.host}:${port}`, studio: studioUrl ?? "off", graphs: registry.graphIds(), workers: settings.jobsPerWorker }, "agent server listening");
     }
 
     let closing: Promise<void> | undefined;
@@ -220,8 +226,9 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       ctx,
       runs,
       worker,
-      url: port === undefined ? undefined : `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`,
+      url,
       port,
+      studioUrl,
       sweepExpired: () => sweeper.sweep(),
       close(graceSeconds?: number) {
         closing ??= (async () => {

@@ -24,6 +24,7 @@ interface ServeFlags {
   logLevel?: string;
   apiKey?: string;
   apiKeysFile?: string;
+  studio?: boolean;
 }
 
 function settingsFrom(flags: ServeFlags, serveHttp: boolean): AgentServerSettings {
@@ -37,6 +38,7 @@ function settingsFrom(flags: ServeFlags, serveHttp: boolean): AgentServerSetting
       logLevel: flags.logLevel,
       apiKey: flags.apiKey,
       apiKeysFile: flags.apiKeysFile,
+      studio: flags.studio,
       serveHttp,
     },
     process.env,
@@ -95,7 +97,9 @@ async function run(flags: ServeFlags, serveHttp: boolean): Promise<void> {
     console.error(`berth: ${(err as Error).message}`);
     process.exit(1);
   }
-  if (process.send) process.send({ type: "ready", url: handle.url });
+  if (process.send) process.send({ type: "ready", url: handle.url, studioUrl: handle.studioUrl });
+  // the log line says it too; a person at a terminal gets it readable
+  if (handle.studioUrl && process.stderr.isTTY) process.stderr.write(`berth: Studio at ${handle.studioUrl}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -145,7 +149,9 @@ common(
     .option("-p, --port <n>", "port (env PORT, default 8123)")
     .option("--host <addr>", "address to bind (env HOST, default 127.0.0.1)")
     .option("--api-key <keys>", "require one of these keys (comma-separated, 16+ characters each) in X-Api-Key or Authorization: Bearer (env BERTH_API_KEY; default: no key, loopback only)")
-    .option("--api-keys-file <file>", "require one of the keys in this file, one a line (env BERTH_API_KEYS_FILE)"),
+    .option("--api-keys-file <file>", "require one of the keys in this file, one a line (env BERTH_API_KEYS_FILE)")
+    .option("--studio", "serve the Studio page at /studio/ (env BERTH_STUDIO; default: on when listening on loopback)")
+    .option("--no-studio", "do not serve the Studio page"),
 ).action((flags: ServeFlags) => run(flags, true));
 
 common(program.command("worker").description("Run queue workers only (needs DATABASE_URI; REDIS_URI recommended)")).action((flags: ServeFlags) =>

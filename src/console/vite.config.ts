@@ -1,37 +1,16 @@
 /**
  * The console's build: `npm run build` writes dist/console, which the control plane serves at `/`.
  * `npx vite --config src/console/vite.config.ts` runs it with hot reload against a running
- * `berth dev` (BERTH_URL, default http://127.0.0.1:8080), proxying the APIs.
+ * `berth dev` (BERTH_URL, default http://127.0.0.1:8080), proxying the APIs. The standalone Studio
+ * that a bare agent server serves is a second build: vite.studio.config.ts.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import react from "@vitejs/plugin-react";
-import { defineConfig, type Plugin } from "vite";
+import { defineConfig } from "vite";
+import { precompress } from "./vite-precompress";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const target = process.env.BERTH_URL ?? "http://127.0.0.1:8080";
-
-/**
- * Each script and stylesheet also as .br and .gz beside it, compressed once at build time at the
- * highest levels; the control plane serves them to clients that accept them (src/control-plane/console.ts).
- */
-function precompress(): Plugin {
-  return {
-    name: "berth-precompress",
-    apply: "build",
-    writeBundle(options) {
-      const assets = path.join(options.dir!, "assets");
-      for (const name of readdirSync(assets)) {
-        if (!/\.(js|css)$/.test(name)) continue;
-        const data = readFileSync(path.join(assets, name));
-        writeFileSync(path.join(assets, `${name}.br`), brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }));
-        writeFileSync(path.join(assets, `${name}.gz`), gzipSync(data, { level: 9 }));
-      }
-    },
-  };
-}
 
 export default defineConfig({
   root,

@@ -5,28 +5,13 @@
  * script, no framing. Trace content is untrusted; the console renders it as text, and the policy
  * is the second line of defence.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import { CONSOLE_ROUTE_PREFIXES, CONSOLE_TRACING_HOME } from "../shared/console-routes.js";
 import type { Logger } from "../shared/logging.js";
-
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // React sets style attributes (widths of bars, chart sizes); no stylesheet comes from elsewhere
-  "style-src 'self' 'unsafe-inline'",
-  // traces show images and media from wherever the model saw them, and inline (data:) ones
-  "img-src 'self' data: blob: https: http:",
-  "media-src 'self' data: blob: https: http:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "frame-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join("; ");
+import { assetsHandlers, PAGE_HEADERS } from "../shared/static-site.js";
 
 /**
  * dist/console beside the compiled server, or the repository's dist/console when run from source
@@ -44,12 +29,7 @@ export function consoleRouter(dir: string, logger: Logger): express.Router {
   const built = existsSync(index);
   if (!built) logger.warn({ dir }, "the web console is not built (run `npm run build`): / explains how");
   const sendIndex: express.RequestHandler = (_req, res) => {
-    res.set({
-      "Content-Security-Policy": CONSOLE_CSP,
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
-      "Cache-Control": "no-cache",
-    });
+    res.set(PAGE_HEADERS);
     if (built) res.sendFile(index);
     else
       res
@@ -68,44 +48,7 @@ export function consoleRouter(dir: string, logger: Logger): express.Router {
     res.redirect(302, CONSOLE_TRACING_HOME);
   });
   if (built) {
-    const assets = path.join(dir, "assets");
-    router.use("/assets", precompressed(assets));
-    router.use(
-      "/assets",
-      express.static(assets, {
-        index: false,
-        fallthrough: false,
-        immutable: true,
-        maxAge: "365d",
-        setHeaders: (res) => res.set("X-Content-Type-Options", "nosniff"),
-      }),
-    );
+    router.use("/assets", assetsHandlers(path.join(dir, "assets")));
   }
   return router;
-}
-
-const ENCODINGS = [
-  { name: "br", ext: ".br" },
-  { name: "gzip", ext: ".gz" },
-] as const;
-
-/**
- * The build writes each asset compressed beside itself (`x.js.br`, `x.js.gz`; see vite.config.ts):
- * a client that accepts one gets it, with the original's type. The bundles are ~1 MB in all, a
- * few hundred KB compressed — what a console over a real network waits for.
- */
-function precompressed(assets: string): express.RequestHandler {
-  const files = new Set(readdirSync(assets));
-  return (req, res, next) => {
-    if (req.method !== "GET" && req.method !== "HEAD") return next();
-    const name = req.path.slice(1);
-    if (!files.has(name) || name.includes("/")) return next();
-    const accepted = req.acceptsEncodings(ENCODINGS.map((e) => e.name));
-    const encoding = ENCODINGS.find((e) => e.name === accepted && files.has(name + e.ext));
-    res.vary("Accept-Encoding");
-    if (!encoding) return next();
-    res.set({ "Content-Encoding": encoding.name, "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=31536000, immutable" });
-    res.type(path.extname(name));
-    res.sendFile(path.join(assets, name + encoding.ext));
-  };
 }

@@ -52,6 +52,16 @@ export const agentServerSettingsSchema = z.object({
   heartbeatSeconds: z.coerce.number().positive("must be positive"),
   corsAllowOrigins: z.string().optional(),
   /**
+   * The standalone Studio page at `/studio` (src/agent-server/studio.ts). Unset: on when the
+   * server listens on loopback (a person at this machine), off otherwise.
+   */
+  studio: z
+    .union([z.boolean(), z.enum(["true", "false", "1", "0"])], { error: "must be true or false" })
+    .transform((v) => v === true || v === "true" || v === "1")
+    .optional(),
+  /** Where the Studio's build is (default: dist/studio, written by `npm run build`). */
+  studioDir: z.string().min(1).optional(),
+  /**
    * Which non-public addresses run webhooks and A2A push notifications may reach: unset/`false`
    * (none), `true` (all), or a comma-separated list of addresses and CIDR ranges.
    */
@@ -111,6 +121,8 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   streamEventBudgetBytes: ["BERTH_STREAM_EVENT_BUDGET_BYTES"],
   heartbeatSeconds: ["BERTH_SSE_HEARTBEAT_SECONDS"],
   corsAllowOrigins: ["CORS_ALLOW_ORIGINS"],
+  studio: ["BERTH_STUDIO"],
+  studioDir: ["BERTH_STUDIO_DIR"],
   allowPrivateWebhooks: ["BERTH_ALLOW_PRIVATE_WEBHOOKS"],
   logLevel: ["LOG_LEVEL"],
   apiKey: ["BERTH_API_KEY"],

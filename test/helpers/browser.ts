@@ -114,3 +114,25 @@ export function buildConsole(): Promise<string> {
   })();
   return built;
 }
+
+let builtStudio: Promise<string> | undefined;
+
+/**
+ * The standalone Studio's production build (src/console/vite.studio.config.ts) in a fresh
+ * temporary directory, once per process; pass it to an agent server as the `studioDir` setting
+ * (env BERTH_STUDIO_DIR).
+ */
+export function buildStudio(): Promise<string> {
+  builtStudio ??= (async () => {
+    const outDir = mkdtempSync(path.join(os.tmpdir(), "berth-studio-"));
+    process.once("exit", () => rmSync(outDir, { recursive: true, force: true }));
+    const { build } = await import("vite");
+    await build({
+      configFile: path.join(ROOT, "src/console/vite.studio.config.ts"),
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+      logLevel: "error",
+    });
+    return outDir;
+  })();
+  return builtStudio;
+}

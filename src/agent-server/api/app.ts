@@ -17,6 +17,7 @@ import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
 import { isUiFileRequest, uiRoutes } from "../ui/routes.js";
+import { defaultStudioDir, studioEnabled, studioRouter } from "../studio.js";
 
 export interface AppExtension {
   /** Extra routes (A2A, custom apps) mounted before the built-in ones. */
@@ -81,6 +82,8 @@ export function createAgentServerApp(
   const loopback = isLoopbackListenHost(ctx.settings.host);
   if (loopback) app.use(loopbackGuard(ctx));
   app.use(cors(ctx));
+  // the Studio's page and assets: public static files, behind the Host/Origin rules above
+  if (studioEnabled(ctx.settings)) app.use(studioRouter(ctx.settings.studioDir ?? defaultStudioDir()));
   // every route group below (the API, A2A, MCP, custom routes) sees the same authenticated user
   const ui = ctx.ui;
   app.use(requireAuth(ctx.auth, ui ? (method, path) => isUiFileRequest(ui, method, path) : undefined));

@@ -9,7 +9,7 @@ import { useDeployment } from "../deployments/api";
 import { ErrorBox, Loading, StatusBadge } from "../components/common";
 import { paths } from "../routes";
 import { useSession } from "../session";
-import { deploymentAgentUrl, studioClient } from "./client";
+import { deploymentAgentUrl, sessionHeaders, studioClient } from "./client";
 import { isStudioTab, Studio } from "./Studio";
 
 export default function DeploymentStudio() {
@@ -18,7 +18,7 @@ export default function DeploymentStudio() {
   const navigate = useNavigate();
   const { session } = useSession();
   const deployment = useDeployment(deploymentId);
-  const client = useMemo(() => studioClient(deploymentAgentUrl(window.location.origin, deploymentId), session), [deploymentId, session]);
+  const client = useMemo(() => studioClient({ apiUrl: deploymentAgentUrl(window.location.origin, deploymentId), headers: sessionHeaders(session) }), [deploymentId, session]);
   const d = deployment.data;
   if (deployment.isPending) return <Loading what="deployment" />;
   if (!d) return <ErrorBox error={deployment.error} title="No such deployment" />;

@@ -15,7 +15,7 @@ import { MessageList } from "../messages/MessageList";
 import { clientKey } from "./client";
 import { GraphPanel } from "./GraphView";
 import { toNative } from "./lc-messages";
-import { applyEvent, EMPTY_RUN, type RunView } from "./run-events";
+import { applyEvent, EMPTY_RUN, shownRunStatus, type RunView } from "./run-events";
 import { hasMessagesInput } from "./schema-form";
 import { SchemaForm } from "./SchemaForm";
 
@@ -31,7 +31,7 @@ function markFirstToken(kind: "received" | "shown"): void {
   if (performance.getEntriesByName(`studio:first-token-${kind}`).length === 0) performance.mark(`studio:first-token-${kind}`);
 }
 
-export function RunTab({ client, assistant, onOpenTrace }: { client: Client; assistant: Assistant; onOpenTrace: (runId: string) => void }) {
+export function RunTab({ client, assistant, onOpenTrace }: { client: Client; assistant: Assistant; onOpenTrace?: (runId: string) => void }) {
   const k = clientKey(client);
   const schemas = useQuery({ queryKey: ["studio", k, "schemas", assistant.assistant_id], queryFn: () => client.assistants.getSchemas(assistant.assistant_id) });
   const chat = hasMessagesInput(schemas.data?.input_schema);
@@ -55,6 +55,8 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
   const consume = async (thread: string, events: AsyncIterable<{ event: string; data: unknown }>, known?: string) => {
     streaming.current = true;
     let runId = known;
+    // whether this run stopped to wait (the reducer read on its own: the view is React state)
+    let paused = false;
     try {
       for await (const { event, data } of events) {
         if (event === "metadata") {
@@ -66,11 +68,12 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
           continue;
         }
         if (event.startsWith("messages")) markFirstToken("received");
+        else paused ||= applyEvent(EMPTY_RUN, event, data).paused;
         setView((v) => applyEvent(v, event, data));
       }
       if (runId) {
         const run = await client.runs.get(thread, runId).catch(() => undefined);
-        setStatus(runId, run?.status ?? "success");
+        setStatus(runId, shownRunStatus(run?.status, paused));
       }
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError(err);
@@ -81,7 +84,7 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
     }
     const next = queue.current.shift();
     if (next) {
-      setView((v) => ({ ...v, interrupts: [], error: undefined }));
+      setView((v) => ({ ...v, interrupts: [], paused: false, error: undefined }));
       abort.current = new AbortController();
       await consume(thread, client.runs.joinStream(thread, next, { streamMode: STREAM_MODES, signal: abort.current.signal }) as AsyncIterable<{ event: string; data: unknown }>, next);
     }
@@ -94,7 +97,7 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
     return t.thread_id;
   };
 
-  const start = async (payload: { input?: Record<string, unknown>; command?: { resume: unknown } }) => {
+  const start = async (payload: { input?: Record<string, unknown> | null; command?: { resume: unknown } }) => {
     setError(undefined);
     try {
       const thread = await ensureThread();
@@ -171,6 +174,13 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
           {!chat && view.values !== undefined && native.length ? <JsonView value={view.values} /> : null}
         </section>
         {view.error ? <p role="alert" className="field-error">Run failed: {view.error}</p> : null}
+        {view.paused && !view.interrupts.length && !active ? (
+          <section aria-label="Interrupt" className="studio-interrupt">
+            {/* a breakpoint (interrupt_before/after): nothing to answer; the run goes on from the checkpoint */}
+            <h4>Paused at a breakpoint</h4>
+            <button type="button" onClick={() => void start({ input: null })}>Continue</button>
+          </section>
+        ) : null}
         {view.interrupts.length && !active ? (
           <section aria-label="Interrupt" className="studio-interrupt">
             <h4>Interrupted{view.interrupts[0]?.node ? ` in ${view.interrupts[0].node}` : ""}</h4>
@@ -222,7 +232,7 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
                 <td><code>{r.run_id.slice(0, 8)}</code></td>
                 <td>{r.status}</td>
                 <td>
-                  <button type="button" className="link" onClick={() => onOpenTrace(r.run_id)}>Trace</button>
+                  {onOpenTrace ? <button type="button" className="link" onClick={() => onOpenTrace(r.run_id)}>Trace</button> : null}
                 </td>
               </tr>
             ))}

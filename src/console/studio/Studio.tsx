@@ -32,7 +32,8 @@ export function Studio({
   tab: StudioTab;
   assistantId: string | undefined;
   onNavigate: (to: { tab?: StudioTab; assistantId?: string }) => void;
-  onOpenTrace: (runId: string) => void;
+  /** Where a run's trace opens; absent (a bare agent server has no tracing view), no trace links. */
+  onOpenTrace?: (runId: string) => void;
 }) {
   const assistants = useQuery({
     queryKey: ["studio", clientKey(client), "assistants"],

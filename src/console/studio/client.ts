@@ -20,9 +20,18 @@ export function deploymentAgentUrl(origin: string, deploymentId: string): string
   return `${origin}/v2/deployments/${encodeURIComponent(deploymentId)}/agent`;
 }
 
-export function studioClient(apiUrl: string, session: Session | null): Client {
+/**
+ * What the Studio talks through, in either mode: the agent server's base URL and the headers
+ * that authenticate (the console session's, or the key the standalone page asked for).
+ */
+export interface StudioTransport {
+  apiUrl: string;
+  headers: Record<string, string>;
+}
+
+export function studioClient({ apiUrl, headers }: StudioTransport): Client {
   // apiKey null: the SDK would otherwise look for one in the environment
-  return new Client({ apiUrl, apiKey: null, defaultHeaders: sessionHeaders(session), callerOptions: { maxRetries: 1 } });
+  return new Client({ apiUrl, apiKey: null, defaultHeaders: headers, callerOptions: { maxRetries: 1 } });
 }
 
 const ids = new WeakMap<object, number>();

@@ -21,11 +21,24 @@ export interface RunView {
   /** Nodes finished in this run, in order. */
   done: string[];
   interrupts: InterruptShown[];
+  /**
+   * The run stopped to wait: at interrupt() (with `interrupts`) or at a breakpoint
+   * (`interrupt_before`/`after`, an empty `__interrupt__`). The server then reports the run
+   * `success` and the *thread* `interrupted`, as LangGraph Platform does (a run's `interrupted`
+   * means it was cancelled), so the stream is where the page learns it.
+   */
+  paused: boolean;
   error?: string;
   events: number;
 }
 
-export const EMPTY_RUN: RunView = { messages: [], values: undefined, running: [], done: [], interrupts: [], events: 0 };
+export const EMPTY_RUN: RunView = { messages: [], values: undefined, running: [], done: [], interrupts: [], paused: false, events: 0 };
+
+/** A run's status as the run panel shows it (pure): a run that stopped to wait is `interrupted`, not `success`. */
+export function shownRunStatus(serverStatus: string | undefined, paused: boolean): string {
+  const status = serverStatus ?? "success";
+  return status === "success" && paused ? "interrupted" : status;
+}
 
 /** `mode|a:1|b:2` → mode and the graph path of the namespace (`a:b`). */
 export function splitEvent(event: string): { mode: string; path: string } {
@@ -63,7 +76,10 @@ export function applyEvent(view: RunView, event: string, data: unknown): RunView
       const msgs = data && typeof data === "object" ? (data as { messages?: unknown }).messages : undefined;
       if (Array.isArray(msgs)) next.messages = msgs as LcMessage[];
       const intr = data && typeof data === "object" ? (data as { __interrupt__?: unknown }).__interrupt__ : undefined;
-      if (intr) next.interrupts = mergeInterrupts(view.interrupts, interruptsOf(intr));
+      if (intr) {
+        next.interrupts = mergeInterrupts(view.interrupts, interruptsOf(intr));
+        next.paused = true;
+      }
       return next;
     }
     case "tasks": {
@@ -78,14 +94,20 @@ export function applyEvent(view: RunView, event: string, data: unknown): RunView
       next.running = view.running.filter((n) => n !== node);
       if (!view.done.includes(node)) next.done = [...view.done, node];
       const intr = interruptsOf(t.interrupts, node);
-      if (intr.length) next.interrupts = mergeInterrupts(view.interrupts, intr);
+      if (intr.length) {
+        next.interrupts = mergeInterrupts(view.interrupts, intr);
+        next.paused = true;
+      }
       return next;
     }
     case "updates": {
       if (!data || typeof data !== "object") return next;
       const keys = Object.keys(data);
       const intr = (data as { __interrupt__?: unknown }).__interrupt__;
-      if (intr) next.interrupts = mergeInterrupts(view.interrupts, interruptsOf(intr, view.running.at(-1)));
+      if (intr) {
+        next.interrupts = mergeInterrupts(view.interrupts, interruptsOf(intr, view.running.at(-1)));
+        next.paused = true;
+      }
       const nodes = keys.filter((k) => k !== "__interrupt__" && k !== "__metadata__").map((k) => withPath(path, k));
       if (!nodes.length) return next;
       next.running = view.running.filter((n) => !nodes.includes(n));
