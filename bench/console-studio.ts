@@ -3,8 +3,10 @@
  * on the benchmark's `berth dev` (local runtime, from a git repository), and the time from
  * pressing Send in the Run tab to the first token on screen, against the time the SDK in the page
  * handed that token's SSE event over (`studio:first-token-received` / `-shown` marks, RunTab.tsx):
- * the difference is what the console adds.
+ * the difference is what the console adds; and a thread of the chat example with 1,000 checkpoints
+ * (written with update_state, one message each) for the Threads tab's first render.
  */
+import { Client } from "@langchain/langgraph-sdk";
 import type { Browser } from "playwright-core";
 import { DEFAULT_TENANT_ID } from "../src/shared/auth/service.js";
 import { newContext } from "../test/helpers/browser.js";
@@ -69,4 +71,23 @@ export async function firstTokenOnce(browser: Browser, studioUrl: string, apiKey
   } finally {
     await context.close();
   }
+}
+
+/**
+ * A thread of the chat graph with `n` checkpoints, each an update_state of one message (as node
+ * `agent`, alternating human and AI turns), written through the control plane's proxy with the SDK.
+ */
+export async function seedCheckpoints(url: string, apiKey: string, deploymentId: string, n: number): Promise<string> {
+  const client = new Client({ apiUrl: `${url}/v2/deployments/${deploymentId}/agent`, apiKey });
+  const thread = await client.threads.create({ graphId: "chat", metadata: { graph_id: "chat", bench: "checkpoints" } });
+  for (let i = 0; i < n; i++) {
+    await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: i % 2 ? "ai" : "human", content: `turn ${i}: ${"words ".repeat(8 + (i % 20))}` }] },
+      asNode: "agent",
+    });
+  }
+  const history = await client.threads.getHistory(thread.thread_id, { limit: 1 });
+  const step = (history[0]?.metadata as { step?: number } | undefined)?.step;
+  if (step === undefined || step < n - 2) throw new Error(`the seeded thread's newest checkpoint is step ${step}, not ~${n}`);
+  return thread.thread_id;
 }
