@@ -451,7 +451,7 @@ try {
     ]);
     console.log(`seeding a thread of ${int(CHECKPOINTS)} checkpoints (update_state through the proxy)…`);
     t0 = performance.now();
-    const bigThread = await seedCheckpoints(url, API_KEY, examples.id, CHECKPOINTS);
+    const { threadId: bigThread, messages } = await seedCheckpoints(url, API_KEY, examples.id, CHECKPOINTS);
     console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     // the thread opened from the address: its state first; once shown, a click on History → the first checkpoint row
     const threadSamples = await measure(browser, "studio thread", () =>
@@ -466,7 +466,7 @@ try {
         ["state", "history"],
       ),
     );
-    results.studioThread = report(`Studio thread of ${int(CHECKPOINTS)} checkpoints, ${int(CHECKPOINTS)} messages (/deployments/{id}/studio/threads?thread=…)`, threadSamples, [
+    results.studioThread = report(`Studio thread of ${int(CHECKPOINTS)} checkpoints, ${int(messages)} messages (/deployments/{id}/studio/threads?thread=…)`, threadSamples, [
       ["FCP", (s) => s.marks.fcp, ""],
       ["GET …/threads/{id}/state answered", (s) => s.marks.stateLoaded, "through the proxy (response end)"],
       ["  of which the request", (s) => s.marks.stateLoadedTook, "request sent → response end"],
