@@ -2,7 +2,7 @@
 NODE_MODULES := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 
-.PHONY: dev serve test test-under-load typecheck build bench bench-tracing bench-control-plane bench-operator bench-console clean e2e-kind kube-control-plane test-kube
+.PHONY: dev serve test test-under-load typecheck build bench bench-tracing bench-control-plane bench-operator bench-console bench-console-studio clean e2e-kind kube-control-plane test-kube
 
 $(NODE_MODULES): package-lock.json
 	npm ci --no-audit --no-fund
@@ -72,10 +72,18 @@ bench-operator: build
 
 ## Web console benchmark (prints tables): in headless Chromium (Debian's chromium), time to first render and to
 ## interactive of the trace view of a 2,000-run trace and of the traces table, project list and dashboard of a
-## 1,000,000-run project (median, p90, min of 5 cold loads). Needs Postgres on 127.0.0.1. Quick run:
-## make bench-console BENCH_CONSOLE_FLAGS="--runs 3 --project-runs 100000"  (also --trace-runs 2000, --skip-project)
+## 1,000,000-run project (median, p90, min of 5 cold loads), and the Studio (below). Needs Postgres on 127.0.0.1. Quick run:
+## make bench-console BENCH_CONSOLE_FLAGS="--runs 3 --project-runs 100000"  (also --trace-runs 2000, --skip-project,
+## --skip-trace, --skip-studio, --checkpoints 1000)
 bench-console: build
 	node --import tsx bench/console.ts $(BENCH_CONSOLE_FLAGS)
+
+## Only the Studio part of it (bench-console includes it): the bundled examples deployed on `berth dev`,
+## first render of the graph view and of a thread of 1,000 checkpoints, first token after Send against the
+## SSE event's arrival (the console's added delay). Quick run:
+## make bench-console-studio BENCH_CONSOLE_FLAGS="--runs 3 --checkpoints 300"
+bench-console-studio: build
+	node --import tsx bench/console.ts --skip-trace --skip-project $(BENCH_CONSOLE_FLAGS)
 
 ## Build (or reuse) the real Kubernetes control plane the real-API-server suites run on (part of `make test`;
 ## .ci/run calls this first): kube-apiserver and kube-controller-manager from Debian's kubernetes source

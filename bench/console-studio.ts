@@ -3,8 +3,10 @@
  * on the benchmark's `berth dev` (local runtime, from a git repository), and the time from
  * pressing Send in the Run tab to the first token on screen, against the time the SDK in the page
  * handed that token's SSE event over (`studio:first-token-received` / `-shown` marks, RunTab.tsx):
- * the difference is what the console adds.
+ * the difference is what the console adds; and a thread of the chat example with 1,000 checkpoints
+ * (written with update_state, a message every 10th) for the Threads tab's first render.
  */
+import { Client } from "@langchain/langgraph-sdk";
 import type { Browser } from "playwright-core";
 import { DEFAULT_TENANT_ID } from "../src/shared/auth/service.js";
 import { newContext } from "../test/helpers/browser.js";
@@ -69,4 +71,24 @@ export async function firstTokenOnce(browser: Browser, studioUrl: string, apiKey
   } finally {
     await context.close();
   }
+}
+
+/**
+ * A thread of the chat graph with `n` checkpoints, written with update_state (as node `agent`)
+ * through the control plane's proxy with the SDK: one message (alternating human and AI turns)
+ * every 10th, an empty messages update otherwise. Not a message each: every write stores the whole
+ * list again, so 1,000 messages took ~2 s per update on a loaded 2-core machine (half an hour).
+ */
+export async function seedCheckpoints(url: string, apiKey: string, deploymentId: string, n: number): Promise<{ threadId: string; messages: number }> {
+  const client = new Client({ apiUrl: `${url}/v2/deployments/${deploymentId}/agent`, apiKey });
+  const thread = await client.threads.create({ graphId: "chat", metadata: { graph_id: "chat", bench: "checkpoints" } });
+  let messages = 0;
+  for (let i = 0; i < n; i++) {
+    const add = i % 10 === 0 ? [{ type: messages % 2 ? "ai" : "human", content: `turn ${messages++}: ${"words ".repeat(8 + (i % 20))}` }] : [];
+    await client.threads.updateState(thread.thread_id, { values: { messages: add }, asNode: "agent" });
+  }
+  const history = await client.threads.getHistory(thread.thread_id, { limit: 1 });
+  const step = (history[0]?.metadata as { step?: number } | undefined)?.step;
+  if (step === undefined || step < n - 2) throw new Error(`the seeded thread's newest checkpoint is step ${step}, not ~${n}`);
+  return { threadId: thread.thread_id, messages };
 }

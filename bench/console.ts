@@ -28,11 +28,13 @@
  * build of the console (Vite's JS API). Needs Postgres on 127.0.0.1 and Chromium at /usr/bin/chromium
  * (or BERTH_CHROMIUM).
  * - the Studio of the bundled example agents deployed on that `berth dev` (bench/console-studio.ts):
- *   the graph view's first render, and in the Run tab the first token shown after Send against when
- *   the page's SDK handed over its SSE event (the console's added delay).
- * Usage: node --import tsx bench/console.ts [--runs 5] [--trace-runs 2000] [--project-runs 1000000] [--skip-project] [--skip-studio]
+ *   the graph view's first render, a thread of 1,000 checkpoints (its state, then its history's first
+ *   page after a click on History), and in the Run tab the first token shown after Send against when
+ *   the page's SDK handed over its SSE event (the console's added delay). Its data directory is
+ *   under scratch/ (the examples' checkouts resolve @langchain/langgraph from this repository).
+ * Usage: node --import tsx bench/console.ts [--runs 5] [--trace-runs 2000] [--project-runs 1000000] [--skip-project] [--skip-trace] [--skip-studio] [--checkpoints 1000]
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -42,8 +44,8 @@ import type { Browser } from "playwright-core";
 import { generateKey, keyToConfig } from "../src/control-plane/rules/index.js";
 import { DEFAULT_TENANT_ID } from "../src/shared/auth/service.js";
 import { buildConsole, launchBrowser, newContext, screenshot } from "../test/helpers/browser.js";
-import { deployExamples, firstTokenOnce, type FirstToken } from "./console-studio.js";
-import { buildDist, createDb, forkBerth, pct, printTable, seedProjectRuns } from "./lib.js";
+import { deployExamples, firstTokenOnce, seedCheckpoints, type FirstToken } from "./console-studio.js";
+import { buildDist, createDb, forkBerth, pct, printTable, ROOT, seedProjectRuns } from "./lib.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -52,11 +54,14 @@ const { values: args } = parseArgs({
     "project-runs": { type: "string", default: "1000000" },
     "skip-project": { type: "boolean", default: false },
     "skip-studio": { type: "boolean", default: false },
+    "skip-trace": { type: "boolean", default: false },
+    checkpoints: { type: "string", default: "1000" },
   },
 });
 const RUNS = Number(args.runs);
 const TRACE_RUNS = Number(args["trace-runs"]);
 const PROJECT_RUNS = Math.ceil(Number(args["project-runs"]) / 4) * 4;
+const CHECKPOINTS = Number(args.checkpoints);
 const API_KEY = "berth-bench-console-key-0123456789";
 const TRACE_PROJECT = "bench-console-trace";
 const BIG_PROJECT = "bench-console-1m";
@@ -298,7 +303,7 @@ const began = performance.now();
 buildDist();
 console.log("building the console (vite)…");
 const consoleDir = await buildConsole();
-const db = await createDb("postgres");
+const db = await createDb("postgres", path.join(ROOT, "scratch"));
 const env: NodeJS.ProcessEnv = { ...process.env };
 for (const k of ["POSTGRES_URI", "REDIS_URI", "BERTH_FROM_SOURCE", "PORT", "HOST"]) delete env[k];
 const dev = await forkBerth<{ url: string }>(["dev", "--port", "0", "--data-dir", db.dataDir, "--log-level", "warn"], {
@@ -320,11 +325,14 @@ try {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
   };
-  console.log(`seeding a trace of ${int(TRACE_RUNS)} runs through the langsmith SDK…`);
   let t0 = performance.now();
-  const trace = await seedTrace(`${url}/tracing`, TRACE_RUNS);
-  const tree = await api<{ runs: unknown[] }>(`/tracing/traces/${trace.traceId}`);
-  console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s (GET /tracing/traces/{id}: ${int(JSON.stringify(tree).length / 1024)} KiB)`);
+  let trace: { traceId: string } | undefined;
+  if (!args["skip-trace"]) {
+    console.log(`seeding a trace of ${int(TRACE_RUNS)} runs through the langsmith SDK…`);
+    trace = await seedTrace(`${url}/tracing`, TRACE_RUNS);
+    const tree = await api<{ runs: unknown[] }>(`/tracing/traces/${trace.traceId}`);
+    console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s (GET /tracing/traces/{id}: ${int(JSON.stringify(tree).length / 1024)} KiB)`);
+  }
 
   let big: { id: string } | undefined;
   if (!args["skip-project"]) {
@@ -347,30 +355,32 @@ try {
   const selectedOnOpen = "ChatOpenAI (3)";
   const second = "search_web (4)";
   const third = "http_get (5)";
-  const traceSamples = await measure(browser, "trace view", () =>
-    loadOnce(
-      browser!,
-      `${url}/traces/${trace.traceId}`,
-      {
-        marks: { firstRow: [SEL.treeRow], detail: [SEL.detailLoaded, selectedOnOpen], interactive: [SEL.detailLoaded, second] },
-        clickAfter: { after: "detail", click: [SEL.treeRow, second] },
-        responses: { treeLoaded: "/tracing/traces/[0-9a-f-]+$" },
-      },
-      ["firstRow", "detail", "interactive"],
-      { selector: SEL.treeRow, text: third, shows: [SEL.detailLoaded, third] },
-    ),
-  );
   const results: Record<string, Record<string, ReturnType<typeof stats>>> = {};
-  results.trace = report(`Trace view, one trace of ${int(TRACE_RUNS)} runs (/traces/{id})`, traceSamples, [
-    ["FCP", (s) => s.marks.fcp, "first contentful paint"],
-    ["GET /tracing/traces/{id} sent", (s) => s.marks.treeLoadedSent, "after the page's scripts loaded and ran (cold cache)"],
-    ["GET /tracing/traces/{id} answered", (s) => s.marks.treeLoaded, "the whole tree (response end)"],
-    ["  of which the request", (s) => s.marks.treeLoadedTook, "request sent → response end (the server, mostly)"],
-    ["first render: first tree row", (s) => s.marks.firstRow, ""],
-    ["selected run's detail", (s) => s.marks.detail, `"${selectedOnOpen}" (selected on open) with its messages`],
-    ["interactive: first click answered", (s) => s.marks.interactive, `click on "${second}" sent when the detail above showed → its detail`],
-    ["click latency (idle page)", (s) => s.click, `click on "${third}" → its detail (ms from the click)`],
-  ]);
+  if (trace) {
+    const traceSamples = await measure(browser, "trace view", () =>
+      loadOnce(
+        browser!,
+        `${url}/traces/${trace!.traceId}`,
+        {
+          marks: { firstRow: [SEL.treeRow], detail: [SEL.detailLoaded, selectedOnOpen], interactive: [SEL.detailLoaded, second] },
+          clickAfter: { after: "detail", click: [SEL.treeRow, second] },
+          responses: { treeLoaded: "/tracing/traces/[0-9a-f-]+$" },
+        },
+        ["firstRow", "detail", "interactive"],
+        { selector: SEL.treeRow, text: third, shows: [SEL.detailLoaded, third] },
+      ),
+    );
+    results.trace = report(`Trace view, one trace of ${int(TRACE_RUNS)} runs (/traces/{id})`, traceSamples, [
+      ["FCP", (s) => s.marks.fcp, "first contentful paint"],
+      ["GET /tracing/traces/{id} sent", (s) => s.marks.treeLoadedSent, "after the page's scripts loaded and ran (cold cache)"],
+      ["GET /tracing/traces/{id} answered", (s) => s.marks.treeLoaded, "the whole tree (response end)"],
+      ["  of which the request", (s) => s.marks.treeLoadedTook, "request sent → response end (the server, mostly)"],
+      ["first render: first tree row", (s) => s.marks.firstRow, ""],
+      ["selected run's detail", (s) => s.marks.detail, `"${selectedOnOpen}" (selected on open) with its messages`],
+      ["interactive: first click answered", (s) => s.marks.interactive, `click on "${second}" sent when the detail above showed → its detail`],
+      ["click latency (idle page)", (s) => s.click, `click on "${third}" → its detail (ms from the click)`],
+    ]);
+  }
 
   if (big) {
     const id = big.id;
@@ -421,7 +431,9 @@ try {
   if (!args["skip-studio"]) {
     console.log("\ndeploying the example agents for the Studio…");
     t0 = performance.now();
-    const examples = await deployExamples(url, API_KEY, mkdtempSync(path.join(os.tmpdir(), "bench-studio-")), 600_000);
+    const repoDir = mkdtempSync(path.join(db.dataDir, "studio-repo-"));
+    const examples = await deployExamples(url, API_KEY, repoDir, 600_000);
+    rmSync(repoDir, { recursive: true, force: true }); // cloned by the deployment: no longer needed
     console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const graphSamples = await measure(browser, "studio graph", () =>
       loadOnce(
@@ -436,6 +448,32 @@ try {
       ["GET …/agent/assistants/{id}/graph answered", (s) => s.marks.graphLoaded, "through the control plane's proxy (response end)"],
       ["  of which the request", (s) => s.marks.graphLoadedTook, "request sent → response end"],
       ["first render: graph drawn", (s) => s.marks.graph, "laid out by dagre, the agent node in the DOM"],
+    ]);
+    console.log(`seeding a thread of ${int(CHECKPOINTS)} checkpoints (update_state through the proxy)…`);
+    t0 = performance.now();
+    const { threadId: bigThread, messages } = await seedCheckpoints(url, API_KEY, examples.id, CHECKPOINTS);
+    console.log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // the thread opened from the address: its state first; once shown, a click on History → the first checkpoint row
+    const threadSamples = await measure(browser, "studio thread", () =>
+      loadOnce(
+        browser!,
+        `${url}/deployments/${examples.id}/studio/threads?assistant=${examples.chatAssistant}&thread=${bigThread}`,
+        {
+          marks: { state: ['ul[role="tree"][aria-label="Current state"] li'], history: ['ol[aria-label="Checkpoints"] li[data-checkpoint]'] },
+          clickAfter: { after: "state", click: ['section.tt-detail [role="tab"]', "History"] },
+          responses: { stateLoaded: "/agent/threads/[^/]+/state", historyLoaded: "/agent/threads/[^/]+/history" },
+        },
+        ["state", "history"],
+      ),
+    );
+    results.studioThread = report(`Studio thread of ${int(CHECKPOINTS)} checkpoints, ${int(messages)} messages (/deployments/{id}/studio/threads?thread=…)`, threadSamples, [
+      ["FCP", (s) => s.marks.fcp, ""],
+      ["GET …/threads/{id}/state answered", (s) => s.marks.stateLoaded, "through the proxy (response end)"],
+      ["  of which the request", (s) => s.marks.stateLoadedTook, "request sent → response end"],
+      ["first render: current state", (s) => s.marks.state, "its tree, the messages with the message renderer"],
+      ["POST …/threads/{id}/history answered", (s) => s.marks.historyLoaded, "first page, after the click on History"],
+      ["  of which the request", (s) => s.marks.historyLoadedTook, "request sent → response end"],
+      ["history: first checkpoint row", (s) => s.marks.history, "click on History sent when the state showed → the timeline's first row"],
     ]);
     const runUrl = `${url}/deployments/${examples.id}/studio/run?assistant=${examples.chatAssistant}`;
     process.stdout.write("  studio first token: warm-up");

@@ -1,7 +1,7 @@
 /** Shared pieces of the benchmarks: percentiles, a concurrency pool, throwaway databases, a server process. */
 import { execSync, fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,8 +46,14 @@ export interface BenchDb {
   dataDir: string;
   drop(): Promise<void>;
 }
-export async function createDb(backend: Backend): Promise<BenchDb> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "berth-bench-"));
+/**
+ * `parent`: where the data directory goes (default the OS temp dir). A `berth dev` that deploys the
+ * bundled examples needs it inside this checkout (scratch/): their checkouts resolve
+ * @langchain/langgraph by walking up to this repository's node_modules, as the examples do here.
+ */
+export async function createDb(backend: Backend, parent = os.tmpdir()): Promise<BenchDb> {
+  await mkdir(parent, { recursive: true });
+  const dataDir = await mkdtemp(path.join(parent, "berth-bench-"));
   if (backend === "pglite") return { dataDir, drop: () => rm(dataDir, { recursive: true, force: true }) };
   const scratch = await createScratchDatabase(ADMIN_URI, "berth_bench");
   return {

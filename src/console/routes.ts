@@ -6,9 +6,14 @@ export const paths = {
   signIn: "/sign-in",
   deployments: "/deployments",
   deployment: (id: string) => `/deployments/${encodeURIComponent(id)}`,
-  /** A deployment's Studio: a tab (graph, assistants, threads, run) and the assistant shown. */
-  studio: (id: string, tab = "graph", assistantId?: string) =>
-    `/deployments/${encodeURIComponent(id)}/studio/${encodeURIComponent(tab)}${assistantId ? `?assistant=${encodeURIComponent(assistantId)}` : ""}`,
+  /** A deployment's Studio: a tab (graph, assistants, threads, run), the assistant shown and the thread opened. */
+  studio: (id: string, tab = "graph", assistantId?: string, threadId?: string) => {
+    const q = new URLSearchParams();
+    if (assistantId) q.set("assistant", assistantId);
+    if (threadId) q.set("thread", threadId);
+    const qs = q.toString();
+    return `/deployments/${encodeURIComponent(id)}/studio/${encodeURIComponent(tab)}${qs ? `?${qs}` : ""}`;
+  },
   projects: "/projects",
   datasets: "/projects/datasets",
   dataset: (id: string) => `/projects/datasets/${encodeURIComponent(id)}`,

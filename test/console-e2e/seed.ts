@@ -4,7 +4,7 @@
  * the local runtime to deploy.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import { Client, RunTree } from "langsmith";
@@ -162,11 +162,25 @@ export async function seedTraces(tracingUrl: string, apiKey: string, project: st
  * A git repository (under `parent`, which must be inside this checkout so the graphs resolve
  * @langchain/langgraph from its node_modules) holding a copy of the bundled example agents.
  */
-export function createExampleRepo(parent: string): { url: string; configPath: string } {
+/**
+ * `extraGraphs`: more graphs for a test, graph id → the TypeScript source of a module exporting
+ * `graph`, written to examples/<id>/agent.ts and added to langgraph.json.
+ */
+export function createExampleRepo(parent: string, extraGraphs: Record<string, string> = {}): { url: string; configPath: string } {
   const dir = path.join(parent, "agents");
   mkdirSync(dir, { recursive: true });
   const skip = new Set([".berth", "node_modules"]);
   cpSync(path.join(ROOT, "examples"), path.join(dir, "examples"), { recursive: true, filter: (src) => !skip.has(path.basename(src)) });
+  if (Object.keys(extraGraphs).length) {
+    const configFile = path.join(dir, "examples", "langgraph.json");
+    const config = JSON.parse(readFileSync(configFile, "utf8")) as { graphs: Record<string, unknown> };
+    for (const [id, source] of Object.entries(extraGraphs)) {
+      mkdirSync(path.join(dir, "examples", id), { recursive: true });
+      writeFileSync(path.join(dir, "examples", id, "agent.ts"), source);
+      config.graphs[id] = `./${id}/agent.ts:graph`;
+    }
+    writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  }
   writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ name: "berth-e2e-agents", private: true, type: "module" })}\n`);
   const git = (...a: string[]) => execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...a], { cwd: dir }).toString().trim();
   git("init", "--quiet", "--initial-branch=main");

@@ -4,7 +4,9 @@
  * from a git repository: the control plane's proxy of the deployment's agent server answers the
  * real LangGraph SDK with the session's credentials only; the Studio draws the graph, chats with
  * the `chat` example with streaming, and stops at the `approval` example's interrupt and resumes
- * it from the page. Screenshots in artifacts/screenshots/.
+ * it from the page; in the Threads tab a past checkpoint is edited and a run forked from it, whose
+ * trace opens; a run sent to a busy thread is queued then runs; an assistant is created and edited with the form from its config schema. Each effect is
+ * checked through the SDK too. Screenshots in artifacts/screenshots/.
  */
 import { rmSync } from "node:fs";
 import { Client } from "@langchain/langgraph-sdk";
@@ -15,12 +17,16 @@ import { startControlPlaneServer, type ControlPlaneServerHandle } from "../../sr
 import { silentLogger } from "../../src/shared/logging.js";
 import { browserAvailability, buildConsole, launchBrowser, newContext, pageProblems, screenshot } from "../helpers/browser.js";
 import { scratchDir } from "../runtime/local-repo.js";
+import { gateGraphSource, startGate, type Gate } from "./gate.js";
 import { createExampleRepo } from "./seed.js";
 
 process.env.BERTH_FROM_SOURCE = "1"; // deployments run this checkout's sources
 
 // a global of the page, for the function that runs inside Chromium (the server's tsconfig has no DOM lib)
 declare const sessionStorage: { setItem(k: string, v: string): void };
+
+type Msg = { type: string; content: unknown };
+const texts = (messages: Msg[] | undefined) => (messages ?? []).map((m) => `${m.type}: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`);
 
 const availability = browserAvailability();
 if (!availability.ok) console.warn(`\n⚠ ${availability.reason}: the Studio e2e suite is SKIPPED on this machine.\n`);
@@ -40,6 +46,8 @@ describe("Studio: the deployment's agent server through the control plane", () =
   let browser: Browser | undefined;
   let page: Page;
   let problems: string[];
+  let gate: Gate;
+  let client: Client;
 
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { "x-api-key": dev.adminKey }) => {
     const res = await fetch(`${dev.url}${path}`, { method, headers: { ...headers, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -50,11 +58,12 @@ describe("Studio: the deployment's agent server through the control plane", () =
   beforeAll(async () => {
     const consoleDir = availability.ok ? await buildConsole() : undefined;
     dir = scratchDir("studio-e2e");
+    gate = await startGate();
     dev = await startControlPlaneServer(resolveControlPlaneSettings({ port: 0, dataDir: `${dir}/.berth`, logLevel: "silent", ...(consoleDir ? { consoleDir } : {}) }, {}), silentLogger, {
       deployer: { stopGraceMs: 5000, drainMs: 500 },
       pollMs: 300,
     });
-    const repo = createExampleRepo(dir);
+    const repo = createExampleRepo(dir, { gate: gateGraphSource(gate.url) });
     const created = await api("POST", "/v2/deployments", {
       name: "studio-examples",
       source: "hosted_git",
@@ -70,9 +79,13 @@ describe("Studio: the deployment's agent server through the control plane", () =
       status = (await api("GET", `/v2/deployments/${deploymentId}/revisions/${created.body.latest_revision_id}?wait=60`)).body.status;
     }
     expect(status).toBe("DEPLOYED");
+    client = new Client({ apiUrl: `${dev.url}/v2/deployments/${deploymentId}/agent`, apiKey: dev.adminKey });
     if (availability.ok) {
       browser = await launchBrowser();
-      page = await (await newContext(browser)).newPage();
+      const context = await newContext(browser);
+      // loopback-open: the session is "no key" in every page of the context (each test can start from an address)
+      await context.addInitScript(() => sessionStorage.setItem("berth.session", "{}"));
+      page = await context.newPage();
       problems = pageProblems(page);
     }
   }, DEPLOY_TIMEOUT * 4);
@@ -80,11 +93,11 @@ describe("Studio: the deployment's agent server through the control plane", () =
   afterAll(async () => {
     await browser?.close();
     await dev?.close();
+    await gate?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("answers the LangGraph SDK with the caller's key, streaming, and refuses what the key may not do", async () => {
-    const client = new Client({ apiUrl: `${dev.url}/v2/deployments/${deploymentId}/agent`, apiKey: dev.adminKey });
     const assistants = await client.assistants.search({ graphId: "approval" });
     expect(assistants.map((a) => a.graph_id)).toEqual(["approval"]);
     const graph = await client.assistants.getGraph(assistants[0]!.assistant_id);
@@ -154,6 +167,119 @@ describe("Studio: the deployment's agent server through the control plane", () =
     // the assistants tab: versions of the selected assistant
     await page.getByRole("tab", { name: "Assistants" }).click();
     await visible(page.getByRole("table", { name: "Versions" }).getByText("latest"));
+    expect(problems).toEqual([]);
+  });
+  const studio = async (tab: string, assistantId: string, thread?: string) => {
+    await page.goto(`${dev.url}/deployments/${deploymentId}/studio/${tab}?assistant=${assistantId}${thread ? `&thread=${thread}` : ""}`, { waitUntil: "domcontentloaded" });
+  };
+  const assistantOf = async (graphId: string) => (await client.assistants.search({ graphId, limit: 1, sortBy: "created_at", sortOrder: "asc" }))[0]!.assistant_id;
+
+  it.skipIf(!availability.ok)("edits a past checkpoint, forks a run from it (its effect once in the thread's state) and opens the fork's trace", async () => {
+    const chat = await assistantOf("chat");
+    const thread = await client.threads.create({ graphId: "chat", metadata: { graph_id: "chat" } });
+    await client.runs.wait(thread.thread_id, chat, { input: { messages: [{ role: "user", content: "first question" }] } });
+    await studio("threads", chat, thread.thread_id);
+    const detail = await visible(page.getByRole("region", { name: `Thread ${thread.thread_id}` }));
+    await detail.getByRole("tab", { name: "History" }).click();
+    // the checkpoint before the agent ran: its state holds the question only, the agent runs next
+    const timeline = await visible(page.getByRole("list", { name: "Checkpoints" }));
+    const before = timeline.locator("li", { hasText: "→ agent" });
+    await (await visible(before)).getByRole("button", { name: /^Open Checkpoint/ }).click();
+    const panel = await visible(page.locator("section.tt-checkpoint"));
+    await visible(panel.getByText("Next: agent"));
+    const pastLabel = (await panel.getAttribute("aria-label"))!;
+    await panel.getByText("Edit state", { exact: true }).click();
+    const editor = panel.getByRole("textbox", { name: "Edited state (JSON)" });
+    const edited = (await editor.inputValue()).replace("first question", "edited question");
+    expect(edited).toContain("edited question"); // the message keeps its id: the reducer replaces it
+    await editor.fill(edited);
+    await panel.getByRole("combobox", { name: "As node" }).selectOption("__start__");
+    await panel.getByRole("button", { name: "Save as new checkpoint" }).click();
+    // the new checkpoint is opened: fork the run from it
+    const editedPanel = await visible(page.locator(`section.tt-checkpoint:not([aria-label="${pastLabel}"])`));
+    await visible(editedPanel.getByRole("tree").getByText("edited question"));
+    await visible(editedPanel.getByText("Next: agent"));
+    await screenshot(page, "studio-05-checkpoint-edited");
+    await editedPanel.getByRole("button", { name: "Fork run" }).click();
+    const forked = await visible(editedPanel.getByRole("status").filter({ hasText: "Forked run" }));
+    await expect.poll(() => forked.textContent(), { timeout: UI_TIMEOUT * 2 }).toMatch(/success/);
+    const forkRunId = (await forked.locator("code").textContent())!;
+
+    // the fork's effect, through the SDK: the edited question answered, each message once
+    const state = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual(["human: edited question", "ai: You said: edited question"]);
+    const runs = await client.runs.list(thread.thread_id);
+    expect(runs.map((r) => r.run_id)).toContain(forkRunId);
+    await screenshot(page, "studio-06-forked");
+
+    // its trace: the agent server traces each run with the run id as the trace's id
+    await expect.poll(async () => (await api("GET", `/tracing/traces/${forkRunId}`)).status, { timeout: UI_TIMEOUT * 2 }).toBe(200);
+    await forked.getByRole("button", { name: `Open trace of run ${forkRunId}` }).click();
+    await page.waitForURL(new RegExp(`/traces/${forkRunId}`), { timeout: UI_TIMEOUT });
+    const tree = await visible(page.getByRole("tree"));
+    await visible(tree.getByRole("treeitem", { name: /agent/ }));
+    await screenshot(page, "studio-07-fork-trace");
+    expect(problems).toEqual([]);
+  });
+
+  it.skipIf(!availability.ok)("shows a run sent to a busy thread as queued, then runs it and shows what it wrote", async () => {
+    const gated = await assistantOf("gate");
+    await studio("run", gated);
+    const runsTable = page.getByRole("table", { name: "Runs" });
+    const statuses = () => runsTable.locator("tr").evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: Record<string, string> }).dataset.status));
+    const conversation = page.getByRole("region", { name: "Conversation" });
+    const input = await visible(page.getByRole("textbox", { name: "Message" }));
+    await input.fill("first");
+    await page.getByRole("button", { name: /^Send/ }).click();
+    await gate.arrived("first");
+    await visible(conversation.getByText("started: first"));
+    await expect.poll(() => runsTable.locator("tr").first().getAttribute("data-status")).toBe("running");
+    // the thread is busy: the next message is queued behind the run
+    await visible(page.getByRole("button", { name: "Send (queued)" }));
+    await input.fill("second");
+    await page.getByRole("button", { name: "Send (queued)" }).click();
+    await expect.poll(() => runsTable.locator("tr").nth(1).getAttribute("data-status")).toBe("queued");
+    await screenshot(page, "studio-08-queued");
+    gate.open("first");
+    gate.open("second");
+    await visible(conversation.getByText("passed: second"), UI_TIMEOUT * 2);
+    await expect.poll(() => statuses()).toEqual(["success", "success"]);
+    const threadId = (await page.locator(".studio-thread-line code").textContent())!;
+    const state = await client.threads.getState<{ messages: Msg[] }>(threadId);
+    expect(texts(state.values.messages)).toEqual(["human: first", "ai: started: first", "ai: passed: first", "human: second", "ai: started: second", "ai: passed: second"]);
+    await screenshot(page, "studio-09-queue-done");
+
+    expect(problems).toEqual([]);
+  });
+
+  it.skipIf(!availability.ok)("creates and edits an assistant with the form generated from its config schema", async () => {
+    const gated = await assistantOf("gate");
+    // the config schema comes from the graph's TypeScript types, read after the server started
+    await expect.poll(async () => Object.keys(((await client.assistants.getSchemas(gated)).config_schema as { properties?: object } | null)?.properties ?? {}).sort(), { timeout: DEPLOY_TIMEOUT }).toEqual(["greeting", "max_words", "tone"]);
+    await studio("assistants", gated);
+    await (await visible(page.getByRole("button", { name: "New assistant" }))).click();
+    const form = await visible(page.getByRole("form", { name: "New assistant" }));
+    await form.getByRole("textbox", { name: "Name" }).fill("cheerful gate");
+    const config = form.getByRole("group", { name: "Config" });
+    await (await visible(config.getByRole("textbox", { name: /greeting/ }))).fill("Bonjour");
+    await config.getByRole("combobox", { name: /tone/ }).selectOption("cheerful");
+    await config.getByRole("spinbutton", { name: /max_words/ }).fill("12");
+    await screenshot(page, "studio-11-assistant-form");
+    await form.getByRole("button", { name: "Create" }).click();
+    await visible(page.getByRole("heading", { name: /cheerful gate/ }));
+    const created = (await client.assistants.search({ graphId: "gate", metadata: {} })).find((a) => a.name === "cheerful gate");
+    expect(created?.config.configurable).toEqual({ greeting: "Bonjour", tone: "cheerful", max_words: 12 });
+
+    // edit it: a new version with the changed field, the others as they were
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    const edit = await visible(page.getByRole("form", { name: "Edit assistant" }));
+    await edit.getByRole("group", { name: "Config" }).getByRole("textbox", { name: /greeting/ }).fill("Salut");
+    await edit.getByRole("button", { name: "Save new version" }).click();
+    await visible(page.getByRole("heading", { name: /version 2/ }));
+    const updated = await client.assistants.get(created!.assistant_id);
+    expect(updated.version).toBe(2);
+    expect(updated.config.configurable).toEqual({ greeting: "Salut", tone: "cheerful", max_words: 12 });
+    await screenshot(page, "studio-12-assistant-edited");
     expect(problems).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ export default function DeploymentStudio() {
   if (deployment.isPending) return <Loading what="deployment" />;
   if (!d) return <ErrorBox error={deployment.error} title="No such deployment" />;
   const assistantId = params.get("assistant") ?? undefined;
+  const threadId = params.get("thread") ?? undefined;
   return (
     <section aria-labelledby="studio-title">
       <p className="muted">
@@ -37,7 +38,14 @@ export default function DeploymentStudio() {
           client={client}
           tab={isStudioTab(tab) ? tab : "graph"}
           assistantId={assistantId}
-          onNavigate={(to) => navigate(paths.studio(d.id, to.tab ?? (isStudioTab(tab) ? tab : "graph"), to.assistantId ?? assistantId))}
+          threadId={threadId}
+          onNavigate={(to) => {
+            const nextTab = to.tab ?? (isStudioTab(tab) ? tab : "graph");
+            // the opened thread stays in the address while on the Threads tab; another assistant's list starts afresh
+            const thread = to.threadId ?? (nextTab === "threads" && !to.assistantId ? threadId : undefined);
+            // opening a thread replaces the address (Back leaves the Threads tab, not each thread looked at)
+            navigate(paths.studio(d.id, nextTab, to.assistantId ?? assistantId, thread), { replace: to.threadId !== undefined });
+          }}
           onOpenTrace={(runId) => navigate(paths.trace(runId))}
         />
       ) : (

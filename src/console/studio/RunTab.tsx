@@ -86,7 +86,13 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
     if (next) {
       setView((v) => ({ ...v, interrupts: [], paused: false, error: undefined }));
       abort.current = new AbortController();
-      await consume(thread, client.runs.joinStream(thread, next, { streamMode: STREAM_MODES, signal: abort.current.signal }) as AsyncIterable<{ event: string; data: unknown }>, next);
+      // from its first event ("-1"): a join is live-only otherwise, and the queued run starts the moment
+      // the one before it ends, before this join reaches the server — its first events (often all) were lost
+      await consume(
+        thread,
+        client.runs.joinStream(thread, next, { streamMode: STREAM_MODES, lastEventId: "-1", signal: abort.current.signal }) as AsyncIterable<{ event: string; data: unknown }>,
+        next,
+      );
     }
   };
 

@@ -25,13 +25,16 @@ export function Studio({
   client,
   tab,
   assistantId,
+  threadId,
   onNavigate,
   onOpenTrace,
 }: {
   client: Client;
   tab: StudioTab;
   assistantId: string | undefined;
-  onNavigate: (to: { tab?: StudioTab; assistantId?: string }) => void;
+  /** The thread opened in the Threads tab (from the address, so a thread can be linked to). */
+  threadId?: string;
+  onNavigate: (to: { tab?: StudioTab; assistantId?: string; threadId?: string }) => void;
   /** Where a run's trace opens; absent (a bare agent server has no tracing view), no trace links. */
   onOpenTrace?: (runId: string) => void;
 }) {
@@ -71,7 +74,14 @@ export function Studio({
         ) : tab === "assistants" ? (
           <AssistantsTab client={client} assistant={assistant} onSelect={(id) => onNavigate({ assistantId: id })} />
         ) : tab === "threads" ? (
-          <ThreadsPanel client={client} assistantId={assistant.assistant_id} graphId={assistant.graph_id} onOpenTrace={onOpenTrace} />
+          <ThreadsPanel
+            client={client}
+            assistantId={assistant.assistant_id}
+            graphId={assistant.graph_id}
+            onOpenTrace={onOpenTrace}
+            initialThreadId={threadId}
+            onSelectThread={(id) => onNavigate({ threadId: id })}
+          />
         ) : (
           <RunTab key={assistant.assistant_id} client={client} assistant={assistant} onOpenTrace={onOpenTrace} />
         )}
