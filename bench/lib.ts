@@ -85,8 +85,14 @@ export async function forkBerth<M extends { url: string }>(
     stdio: options.stdio ?? ["ignore", "inherit", "inherit", "ipc"],
     execArgv: options.execArgv ?? [],
   });
+  // Generous: on a shared 2-core machine at load 20+, a first start (PGlite's initdb, migrations)
+  // has taken over a minute.
+  const timeoutMs = options.timeoutMs ?? Number(process.env.BENCH_START_TIMEOUT_MS ?? 600_000);
   const ready = await new Promise<M & { type: "ready" }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`berth ${args[0]} did not start within ${(options.timeoutMs ?? 60_000) / 1000} s`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`berth ${args[0]} did not start within ${timeoutMs / 1000} s (BENCH_START_TIMEOUT_MS)`));
+    }, timeoutMs);
     child.on("message", (m: M & { type?: string }) => {
       if (m?.type !== "ready") return;
       clearTimeout(timer);

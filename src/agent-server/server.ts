@@ -202,6 +202,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
         });
       }
       await w.start();
+      runs.attachWorker(w);
       worker = w;
       cleanups.push(() => w.stop(0));
       const sch = new CronScheduler(ctx, runs);

@@ -243,6 +243,30 @@ describeBackends("assistants API", (backend) => {
       const out2 = (await server.client.runs.wait(t2.thread_id, a.assistant_id, { input: userMessage("x") })) as { messages: { content: string }[] };
       expect(out2.messages.at(-1)!.content).toBe("hola");
     });
+
+    // Run creation keeps assistants in memory (runs/assistant-cache.ts): a run made after an update
+    // or a delete must see it, though the assistant was already kept from an earlier run.
+    it("a run after an update uses the new config; after a delete, creating a run is a 404", async () => {
+      const a = await server.client.assistants.create({ graphId: "factory", config: { configurable: { greeting: "hola" } } });
+      const reply = async () => {
+        const t = await server.client.threads.create();
+        const out = (await server.client.runs.wait(t.thread_id, a.assistant_id, { input: userMessage("x") })) as { messages: { content: string }[] };
+        return out.messages.at(-1)!.content;
+      };
+      expect(await reply()).toBe("hola");
+      await server.client.assistants.update(a.assistant_id, { config: { configurable: { greeting: "salut" } } });
+      expect(await reply()).toBe("salut");
+      await server.client.assistants.setLatest(a.assistant_id, 1);
+      expect(await reply()).toBe("hola");
+
+      await server.client.assistants.delete(a.assistant_id);
+      const t = await server.client.threads.create();
+      const res = await api(`/threads/${t.thread_id}/runs`, { method: "POST", body: JSON.stringify({ assistant_id: a.assistant_id, input: userMessage("x") }) });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { detail: string }).detail).toContain(a.assistant_id);
+      // nothing was queued on the thread
+      expect(await server.client.runs.list(t.thread_id)).toEqual([]);
+    });
   });
 
   describe("search and count", () => {

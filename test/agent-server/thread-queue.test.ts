@@ -79,6 +79,38 @@ describeBackends("a thread's queue", (backend) => {
     expect(await messagesOf(client, thread.thread_id)).toEqual(labels.flatMap((l) => [`human:${l}`, `ai:You said: ${l}`]));
     expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
   });
+
+  it("a run created where a worker slot is free starts in the statement that creates it; runs created at once on an idle thread still run one at a time, in order", async () => {
+    server = await startTestServer(backend);
+    const { client } = server;
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "chat", { input: userMessage("now") });
+    // answered as created, as when a worker picks it up a moment later
+    expect(run.status).toBe("pending");
+    await client.runs.join(thread.thread_id, run.run_id);
+    const { rows } = await server.handle.ctx.pool.query<{ created_at: Date; started_at: Date; attempt: number; status: string }>(
+      "SELECT created_at, started_at, attempt, status FROM runs WHERE run_id = $1",
+      [run.run_id],
+    );
+    // claimed by the insert itself (one transaction: one now()), its attempt counted once
+    expect(rows[0]!.started_at).toEqual(rows[0]!.created_at);
+    expect(rows[0]!.attempt).toBe(1);
+    expect(rows[0]!.status).toBe("success");
+
+    // Created together on an idle thread: each create may see it idle, only one may start.
+    const other = await client.threads.create();
+    const labels = Array.from({ length: 8 }, (_, i) => `c${i}`);
+    const created = await Promise.all(labels.map((l) => client.runs.create(other.thread_id, "chat", { input: userMessage(l), multitaskStrategy: "enqueue" })));
+    for (const r of created) await client.runs.join(other.thread_id, r.run_id);
+    const runs = await runTimes(server, other.thread_id);
+    expect(runs.map((r) => r.status)).toEqual(labels.map(() => "success"));
+    expect(runs.map((r) => r.attempt)).toEqual(labels.map(() => 1));
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_at!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.ended_at!.getTime());
+    // every turn once, in the order the runs were queued (seq)
+    const bySeq = runs.map((r) => labels[created.findIndex((c) => c.run_id === r.run_id)]!);
+    expect(await messagesOf(client, other.thread_id)).toEqual(bySeq.flatMap((l) => [`human:${l}`, `ai:You said: ${l}`]));
+    expect((await client.threads.get(other.thread_id)).status).toBe("idle");
+  });
 });
 
 const postgresOnly = servicesUp() ? describe : describe.skip;

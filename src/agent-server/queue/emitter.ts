@@ -198,9 +198,11 @@ export class RunEmitter {
     if (this.failure) throw this.failure;
   }
 
-  async done(msg: Omit<DoneMessage, "type" | "last_seq">): Promise<void> {
+  /** Announce the end (after every event); `local` gets the message first, whole, for readers in this process. */
+  async done(msg: Omit<DoneMessage, "type" | "last_seq">, local?: (message: DoneMessage) => void): Promise<void> {
     await this.flush().catch(() => undefined);
     const full: DoneMessage = { type: "done", last_seq: this.lastSeq, ...msg };
+    local?.({ ...full });
     let text = JSON.stringify(full);
     if (text.length > this.bus.maxMessageBytes) {
       delete full.output;

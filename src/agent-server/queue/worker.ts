@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { AgentServerContext } from "../context.js";
-import { type CancelMessage } from "../runs/channels.js";
+import { type CancelMessage, type DoneMessage } from "../runs/channels.js";
 import { executeRun, type ExecutionSummary } from "../runs/execute.js";
 import { runStatusFor, withInterrupts, type ExecutionOutcome } from "../runs/rules.js";
 import { sendRunWebhook } from "../runs/webhooks.js";
@@ -47,6 +47,10 @@ export class QueueWorker {
   private unsubscribes: (() => Promise<void>)[] = [];
 
   private readonly endedListeners: ((run: ClaimedRun) => void)[] = [];
+  /** Slots promised to runs being created in this process (see `reserve`). */
+  private reserved = 0;
+  /** Waiters in this process for the end of a run this worker executes (see `whenEnded`). */
+  private readonly doneWaiters = new Map<string, ((m: DoneMessage | undefined) => void)[]>();
 
   constructor(private readonly ctx: AgentServerContext) {}
 
@@ -67,6 +71,51 @@ export class QueueWorker {
 
   get activeCount(): number {
     return this.active.size;
+  }
+
+  /**
+   * A slot for a run this process is creating: the insert may claim it for this worker at once
+   * (storage/runs.ts `startFor`), saving the wake-up and the claim round trip. Give the slot back
+   * with `adopt` (the run was started) or `unreserve` (it was queued, or creating it failed).
+   */
+  reserve(): { owner: string; leaseSeconds: number } | undefined {
+    if (this.stopping || this.active.size + this.reserved >= this.ctx.settings.jobsPerWorker) return undefined;
+    this.reserved++;
+    return { owner: this.owner, leaseSeconds: this.ctx.settings.runLeaseSeconds };
+  }
+
+  unreserve(): void {
+    this.reserved--;
+  }
+
+  /** Execute a run the insert claimed for this worker (after `reserve`). */
+  adopt(run: ClaimedRun): void {
+    this.reserved--;
+    void this.startHandedOver(run);
+  }
+
+  /**
+   * The end of a run this worker is executing, for a reader in this process (join, wait): the done
+   * message as soon as the run's end is committed, without a bus subscription or a look at the
+   * database. Undefined when the run is not executing here (or not on `threadId`); resolves to
+   * undefined when the run leaves this worker without ending here (handed back, lease lost): the
+   * reader then waits the general way.
+   */
+  whenEnded(runId: string, threadId?: string): Promise<DoneMessage | undefined> | undefined {
+    const entry = this.active.get(runId);
+    if (!entry || (threadId !== undefined && entry.run.thread_id !== threadId)) return undefined;
+    return new Promise((resolve) => {
+      const list = this.doneWaiters.get(runId) ?? [];
+      list.push(resolve);
+      this.doneWaiters.set(runId, list);
+    });
+  }
+
+  private settleWaiters(runId: string, message: DoneMessage | undefined): void {
+    const list = this.doneWaiters.get(runId);
+    if (!list) return;
+    this.doneWaiters.delete(runId);
+    for (const resolve of list) resolve(message);
   }
 
   async start(): Promise<void> {
@@ -104,8 +153,8 @@ export class QueueWorker {
       let claimedAny = false;
       try {
         // One claim per wake-up, for every free slot; claim again only if all slots were filled.
-        while (!this.stopping && this.active.size < settings.jobsPerWorker) {
-          const free = settings.jobsPerWorker - this.active.size;
+        while (!this.stopping && this.active.size + this.reserved < settings.jobsPerWorker) {
+          const free = settings.jobsPerWorker - this.active.size - this.reserved;
           const claimed = await runs.claim(this.owner, settings.runLeaseSeconds, free);
           for (const run of claimed) this.startRun(run);
           claimedAny ||= claimed.length > 0;
@@ -143,6 +192,7 @@ export class QueueWorker {
       .catch((err) => this.ctx.logger.error({ err, run_id: run.run_id }, "run bookkeeping failed"))
       .finally(() => {
         this.active.delete(run.run_id);
+        this.settleWaiters(run.run_id, undefined);
         if (this.stopping) return;
         // A run that ends with work pending publishes a wake-up, but this worker hears it before the
         // run leaves `active`; if the worker was full, it would skip that wake-up, so claim now.
@@ -155,8 +205,9 @@ export class QueueWorker {
     const { logger, settings } = ctx;
     const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     log.debug("run claimed");
-    // attempt > 0: an earlier attempt executed and may have announced events it never stored.
-    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, run.last_event_seq + 1, { retried: run.attempt > 0 });
+    // An earlier attempt executed (attempts counted before this one) and may have announced events it never stored.
+    const earlierAttempts = run.begun ? run.attempt - 1 : run.attempt;
+    const emitter = new RunEmitter(run.run_id, ctx.events, ctx.bus, ctx.channels, run.last_event_seq + 1, { retried: earlierAttempts > 0 });
     const timeout = setTimeout(() => controller.abort("timeout"), settings.runTimeoutSeconds * 1000);
     timeout.unref();
     // A cancel may have been requested between creation and claim.
@@ -178,13 +229,19 @@ export class QueueWorker {
       // by the claim just now, so it returns the next attempt number; should it find the lease
       // gone, the run is aborted, and the write fence already refuses checkpoint writes of a run
       // whose lease is in doubt.
-      counting = ctx.runs.begin(run.run_id, this.owner).then((attempt) => {
-        if (attempt === undefined) controller.abort("lease-lost");
-        else begun = true;
-        return attempt;
-      });
-      counting.catch(() => undefined); // awaited below; a failure is handled there
-      run.attempt += 1;
+      // (A run claimed by the statement that created it or handed it over was counted there.)
+      if (run.begun) {
+        begun = true;
+        counting = Promise.resolve(run.attempt);
+      } else {
+        counting = ctx.runs.begin(run.run_id, this.owner).then((attempt) => {
+          if (attempt === undefined) controller.abort("lease-lost");
+          else begun = true;
+          return attempt;
+        });
+        counting.catch(() => undefined); // awaited below; a failure is handled there
+        run.attempt += 1;
+      }
       // An earlier attempt (a crashed worker, or one that shut down and handed the run back) may
       // have got somewhere, or even finished the run.
       const { resume, done, why } = await planExecution(graph, ctx.checkpointer, run);
@@ -229,7 +286,7 @@ export class QueueWorker {
     }
     if (outcome.kind === "aborted" && outcome.reason === "rollback") {
       await ctx.runs.rollback(run.run_id, run.thread_id, run.start_checkpoint_id);
-      await emitter.done({ status: "rollback" });
+      await emitter.done({ status: "rollback" }, (message) => this.settleWaiters(run.run_id, message));
       await this.publishWake();
       log.info("run rolled back");
       this.ended(run);
@@ -285,7 +342,10 @@ export class QueueWorker {
       return;
     }
     if (owned.next) await this.startHandedOver(owned.next);
-    await emitter.done({ status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error });
+    await emitter.done(
+      { status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error },
+      (message) => this.settleWaiters(run.run_id, message),
+    );
     // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
     if (owned.morePending) await this.publishWake();
     log.info({ status }, "run finished");
@@ -303,7 +363,7 @@ export class QueueWorker {
       this.startRun(next);
       return;
     }
-    await this.ctx.runs.release(next.run_id, this.owner, false).catch(() => undefined);
+    await this.ctx.runs.release(next.run_id, this.owner, Boolean(next.begun)).catch(() => undefined);
     await this.publishWake();
   }
 

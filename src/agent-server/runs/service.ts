@@ -16,6 +16,7 @@ import { AssistantCache } from "./assistant-cache.js";
 import type { Assistant } from "../storage/assistants.js";
 import { randomUUID } from "node:crypto";
 import { authConfigurable, OPEN_AUTHZ, type Authz } from "../auth/access.js";
+import type { QueueWorker } from "../queue/worker.js";
 import { matchesAuthFilters } from "../auth/filters.js";
 import type { AuthUser } from "../auth/types.js";
 
@@ -70,9 +71,15 @@ export interface RunResult {
 
 export class RunService {
   private readonly assistants: AssistantCache;
+  /** This process's queue worker, if it has one: runs created here may start on it at once. */
+  private worker?: QueueWorker;
 
   constructor(private readonly ctx: AgentServerContext) {
     this.assistants = new AssistantCache(ctx.assistants);
+  }
+
+  attachWorker(worker: QueueWorker): void {
+    this.worker = worker;
   }
 
   /** Create a run on a thread (`threadId`) or a stateless one (`null`). */
@@ -149,25 +156,40 @@ export class RunService {
     const strategy: MultitaskStrategy = body.multitask_strategy ?? ctx.settings.defaultMultitaskStrategy;
     const ifNotExists = body.if_not_exists ?? "reject";
     const auth = await this.authorizeCreate(authz, threadId, assistant.assistant_id, strategy, ifNotExists, body, kwargs, client);
-    const created = await ctx.runs.create(
-      {
-        threadId,
-        assistantId: assistant.assistant_id,
-        graphId: assistant.graph_id,
-        kwargs,
-        metadata: auth.metadata,
-        strategy,
-        ifNotExists,
-        afterSeconds: body.after_seconds,
-        maxAttempts: ctx.settings.maxAttempts,
-        webhook: body.webhook,
-        runId: auth.runId,
-        newThreadMetadata: auth.newThreadMetadata,
-        assistantRowVersion,
-      },
-      client,
-    );
-    if (!client) await this.afterCommit(created.cancelled);
+    // A free slot of this process's worker: the insert may claim the run for it (not inside a
+    // caller's transaction, whose commit is not ours to wait for).
+    const startFor = client ? undefined : this.worker?.reserve();
+    let created;
+    try {
+      created = await ctx.runs.create(
+        {
+          threadId,
+          assistantId: assistant.assistant_id,
+          graphId: assistant.graph_id,
+          kwargs,
+          metadata: auth.metadata,
+          strategy,
+          ifNotExists,
+          afterSeconds: body.after_seconds,
+          maxAttempts: ctx.settings.maxAttempts,
+          webhook: body.webhook,
+          runId: auth.runId,
+          newThreadMetadata: auth.newThreadMetadata,
+          assistantRowVersion,
+          startFor,
+        },
+        client,
+      );
+    } catch (err) {
+      if (startFor) this.worker!.unreserve();
+      throw err;
+    }
+    if (startFor) {
+      if (created.started) this.worker!.adopt(created.started);
+      else this.worker!.unreserve();
+    }
+    // a run started at once needs no wake-up
+    if (!client) await this.afterCommit(created.cancelled, !created.started);
     return created.run;
   }
 
@@ -211,10 +233,10 @@ export class RunService {
   }
 
   /** Signals to send once a run creation is committed: displaced runs, and a worker wake-up. */
-  async afterCommit(cancelled: CancelMessage[]): Promise<void> {
+  async afterCommit(cancelled: CancelMessage[], wake = true): Promise<void> {
     const { bus, channels } = this.ctx;
     for (const c of cancelled) await bus.publish(channels.cancel, JSON.stringify(c)).catch(() => undefined);
-    await bus.publish(channels.wake, "1").catch(() => undefined);
+    if (wake) await bus.publish(channels.wake, "1").catch(() => undefined);
   }
 
   /**
@@ -249,6 +271,19 @@ export class RunService {
    * gone). Subscribes before looking, so the end cannot slip between the two.
    */
   async waitForDone(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
+    // A run executing in this process: its worker says when it ends, no subscription or query needed.
+    const local = this.worker?.whenEnded(runId, opts.threadId);
+    if (local) {
+      const aborted = new Promise<DoneMessage>((resolve) => {
+        const onAbort = () => resolve({ type: "done", status: "aborted", last_seq: -1 });
+        if (signal?.aborted) onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        void local.finally(() => signal?.removeEventListener("abort", onAbort));
+      });
+      const message = await Promise.race([local, aborted]);
+      if (message) return message;
+      // the run left this worker without ending here: wait the general way
+    }
     const { bus, channels, runs, settings } = this.ctx;
     let finish!: (m: DoneMessage) => void;
     const done = new Promise<DoneMessage>((r) => (finish = r));

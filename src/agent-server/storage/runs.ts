@@ -46,6 +46,12 @@ export interface ClaimedRun extends Run {
   started_at: Date;
   /** A cancel requested before the run was claimed. */
   cancel_action: string | null;
+  /**
+   * The statement that gave this run to the worker also counted its attempt (a run started by
+   * the process that created it, or handed over as its thread's previous run ended): the worker
+   * starts it at once, so no separate `begin` is needed.
+   */
+  begun?: boolean;
 }
 
 export interface RunKwargs {
@@ -69,6 +75,7 @@ export interface RunKwargs {
 
 export const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy";
+const RUN_KEYS = RUN_COLUMNS.split(",").map((c) => c.trim());
 const CLAIM_COLUMNS = `${RUN_COLUMNS}, attempt, max_attempts, start_checkpoint_id, webhook, started_at, cancel_action`;
 /** What claiming sets on a run (the owner is $1, the lease length in seconds $2). */
 const CLAIM_SET = `status = 'running', lease_owner = $1,
@@ -108,6 +115,13 @@ export interface NewRun {
    * otherwise `StaleAssistantError`.
    */
   assistantRowVersion?: string;
+  /**
+   * Start the run at once for this worker when nothing else on its thread is pending or running
+   * (and it is not delayed): the process creating it has a free worker slot, so the insert also
+   * claims it (with its lease and its attempt counted) instead of leaving it for a wake-up and a
+   * claim round trip.
+   */
+  startFor?: { owner: string; leaseSeconds: number };
 }
 
 /** The assistant changed (or went) since the copy a run was built from was read: read it again. */
@@ -121,6 +135,20 @@ export interface CreatedRun {
   run: Run;
   /** Running runs the new one displaced; the caller signals their workers. */
   cancelled: { run_id: string; action: "interrupt" | "rollback" }[];
+  /** With `startFor`: the run, claimed for that worker, when it could start at once. */
+  started?: ClaimedRun;
+}
+
+type InsertedRow = Omit<ClaimedRun, "own_checkpoint_id" | "last_event_seq" | "begun">;
+
+/**
+ * The API's view of an inserted run, and the claimed run when it was started at once. The API
+ * answers a run started at once as created, `pending`, as when a worker picks it up a moment later.
+ */
+function inserted(row: InsertedRow): { run: Run; started?: ClaimedRun } {
+  const run = Object.fromEntries(RUN_KEYS.map((k) => [k, row[k as keyof InsertedRow]])) as unknown as Run;
+  if (row.status !== "running") return { run };
+  return { run: { ...run, status: "pending" }, started: { ...row, own_checkpoint_id: null, last_event_seq: -1, begun: true } };
 }
 
 /** The run's identity in its config, as graphs read it (`config.configurable.run_id`…). */
@@ -152,9 +180,21 @@ export class RunStore {
    * transaction, so concurrent creates on one thread are ordered and `seq` is the order received.
    */
   async create(spec: NewRun, client?: pg.PoolClient): Promise<CreatedRun> {
+    if (!spec.startFor || client) return this.createOnce({ ...spec, startFor: undefined }, client);
+    try {
+      return await this.createOnce(spec);
+    } catch (err) {
+      // Another create on the thread started its run at the same moment (each statement saw the
+      // thread idle): one_running_run_per_thread refused this one, which nothing wrote. Queue it.
+      if (!isUniqueViolation(err)) throw err;
+      return this.createOnce({ ...spec, startFor: undefined });
+    }
+  }
+
+  private async createOnce(spec: NewRun, client?: pg.PoolClient): Promise<CreatedRun> {
     if (spec.strategy === "enqueue" && spec.threadId !== null && !client) {
-      const run = await this.createEnqueued(spec, spec.threadId);
-      if (run) return { run, cancelled: [] };
+      const created = await this.createEnqueued(spec, spec.threadId);
+      if (created) return created;
       // no such thread: the general path below answers 404 or creates it (if_not_exists)
     }
     const inTransaction = <T>(fn: (c: pg.PoolClient) => Promise<T>) => (client ? fn(client) : withTransaction(this.pool, fn));
@@ -214,10 +254,10 @@ export class RunStore {
       const kwargs = withRunIdentity(spec, runId, threadId);
       // Insert the run and mark the thread busy in one statement. The thread remembers its graph
       // (state reads need it) and stays busy until its queue drains.
-      const { rows } = await c.query<Run>(this.insertStatement(spec, runId, threadId, kwargs));
+      const { rows } = await c.query<InsertedRow>(this.insertStatement(spec, runId, threadId, kwargs));
       // the thread exists (locked or made above): no row means the assistant is not as read
       if (!rows[0]) throw new StaleAssistantError(spec.assistantId);
-      return { run: rows[0], cancelled: plan.cancelRunning };
+      return { ...inserted(rows[0]), cancelled: plan.cancelRunning };
     });
   }
 
@@ -225,6 +265,11 @@ export class RunStore {
    * Insert a run and mark its thread busy in one statement. The thread remembers its graph (state
    * reads need it) and stays busy until its queue drains. No row when the thread does not exist, or
    * when the assistant is no longer the row version the run was built from ($11, when given).
+   *
+   * With `startFor` ($12 the owner, $13 the lease), a run that may start now — nothing else on
+   * its thread pending or running, not delayed — is inserted already claimed, as `claim` would
+   * leave it, with its first attempt counted. Two creates racing on an idle thread may both see
+   * it idle: the unique index on running runs refuses the second (`create` queues it instead).
    */
   private insertStatement(spec: NewRun, runId: string, threadId: string, kwargs: RunKwargs): pg.QueryConfig {
     return this.q(
@@ -235,12 +280,23 @@ export class RunStore {
          WHERE thread_id = $2
            AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM assistants WHERE assistant_id = $3::text::uuid AND xmin::text = $11::text))
          RETURNING thread_id
+       ), go AS (
+         SELECT $12::text IS NOT NULL AND $9::float8 <= 0
+           AND NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = $2 AND status IN ('pending', 'running')) AS now
        )
-       INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at)
-       SELECT $1, thread_id, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9) FROM thread
-       RETURNING ${RUN_COLUMNS}`,
+       INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at,
+         status, lease_owner, lease_expires_at, started_at, start_checkpoint_id, attempt)
+       SELECT $1, thread_id, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9::float8),
+         CASE WHEN go.now THEN 'running' ELSE 'pending' END,
+         CASE WHEN go.now THEN $12::text END,
+         CASE WHEN go.now THEN now() + make_interval(secs => $13::float8) END,
+         CASE WHEN go.now THEN now() END,
+         CASE WHEN go.now THEN coalesce((SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = $2::uuid::text AND checkpoint_ns = ''), '') END,
+         CASE WHEN go.now THEN 1 ELSE 0 END
+       FROM thread, go
+       RETURNING ${CLAIM_COLUMNS}`,
       [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId,
-        spec.assistantRowVersion ?? null],
+        spec.assistantRowVersion ?? null, spec.startFor?.owner ?? null, spec.startFor?.leaseSeconds ?? 0],
     );
   }
 
@@ -249,10 +305,10 @@ export class RunStore {
    * thread lock nor a look at in-flight runs — one statement, no explicit transaction. Updating the
    * thread row still orders concurrent creates on a thread, and `seq` is the order received.
    */
-  private async createEnqueued(spec: NewRun, threadId: string): Promise<Run | undefined> {
+  private async createEnqueued(spec: NewRun, threadId: string): Promise<CreatedRun | undefined> {
     const runId = spec.runId ?? randomUUID();
-    const { rows } = await this.pool.query<Run>(this.insertStatement(spec, runId, threadId, withRunIdentity(spec, runId, threadId)));
-    return rows[0];
+    const { rows } = await this.pool.query<InsertedRow>(this.insertStatement(spec, runId, threadId, withRunIdentity(spec, runId, threadId)));
+    return rows[0] && { ...inserted(rows[0]), cancelled: [] };
   }
 
   async get(threadId: string | null, runId: string, db: Queryable = this.pool): Promise<Run> {
@@ -383,8 +439,9 @@ export class RunStore {
    *
    * With `handoff`, the same statement also claims the next run of the thread's queue for this
    * worker (graphile-worker style): a busy thread's next run starts without a wake-up or another
-   * claim round trip. The claim is an ordinary one (lease, no attempt counted until `begin`), so a
-   * worker that dies right after it costs the run nothing: the sweeper hands it on.
+   * claim round trip. The claim also counts the next run's attempt (the worker starts it at once,
+   * without `begin`); a worker that dies right after it has the run resumed by another worker once
+   * its lease lapses, like any run whose worker died mid-run.
    */
   async finish(args: {
     runId: string;
@@ -424,8 +481,9 @@ export class RunStore {
            updated_at = now(), state_updated_at = now()
          WHERE thread_id = (SELECT thread_id FROM ended)
        ), next AS (
-         -- the head of the thread's queue, if it may start now (a delayed head keeps the rest waiting)
-         UPDATE runs SET ${CLAIM_SET}
+         -- the head of the thread's queue, if it may start now (a delayed head keeps the rest
+         -- waiting); this worker starts it at once, so its attempt is counted here
+         UPDATE runs SET ${CLAIM_SET}, attempt = attempt + 1
          WHERE $10::boolean AND run_id = (
            SELECT r.run_id FROM runs r
            WHERE r.thread_id = (SELECT thread_id FROM ended) AND r.status = 'pending' AND r.run_id <> $3
@@ -433,9 +491,11 @@ export class RunStore {
            AND status = 'pending' AND available_at <= now()
          RETURNING ${CLAIM_RETURNING}
        )
-       -- whether anything else waits in the queue: if not, nobody needs a wake-up
+       -- whether anything else waits that a wake-up could start: if not, nobody needs one (the
+       -- rest of this thread's queue waits behind the run handed over, if there is one)
        SELECT ended.run_id AS finished_run_id,
-         EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND run_id <> $3 AND run_id NOT IN (SELECT run_id FROM next)) AS more_pending,
+         EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND run_id <> $3 AND run_id NOT IN (SELECT run_id FROM next)
+           AND (thread_id <> $6 OR NOT EXISTS (SELECT 1 FROM next))) AS more_pending,
          next.*
        FROM ended LEFT JOIN next ON true`,
         [
@@ -455,7 +515,8 @@ export class RunStore {
     const row = rows[0];
     if (!row) return undefined;
     if (row.run_id === null) return { morePending: row.more_pending };
-    return { morePending: row.more_pending, next: Object.fromEntries(CLAIMED_KEYS.map((k) => [k, row[k]])) as unknown as ClaimedRun };
+    const next = Object.fromEntries(CLAIMED_KEYS.map((k) => [k, row[k]])) as unknown as ClaimedRun;
+    return { morePending: row.more_pending, next: { ...next, begun: true } };
   }
 
   /**
