@@ -10,6 +10,7 @@ import type { Logger } from "../shared/logging.js";
 import { createTracingRouter } from "./api/app.js";
 import { failureLimits } from "../shared/auth/failures.js";
 import { IngestService } from "./ingest/service.js";
+import { MergeWorker } from "./ingest/merge-worker.js";
 import { QueryService } from "./query/service.js";
 import { TRACING_DEFAULTS, type TracingSettings } from "./settings.js";
 import { startAbandonSweep } from "./ingest/abandon.js";
@@ -30,12 +31,12 @@ export interface TracingFacility {
   query: QueryService;
   prices: PriceStore;
   auth: AuthService;
-  /** Stop background work (the abandoned-run sweep); the pool stays open. */
+  /** Stop background work (the abandoned-run sweep, the merge worker: what it holds is merged first); the pool stays open. */
   close(): Promise<void>;
 }
 
 export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> &
-  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds">> & {
+  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds" | "recoverAfterSeconds">> & {
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
@@ -52,7 +53,22 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   const projects = new ProjectStore(pool);
   const prices = new PriceStore(pool);
   const query = new QueryService(pool);
-  const ingest = new IngestService(pool, projects, prices, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);
+  const merger = new MergeWorker(pool, logger, {
+    batchOps: 5000,
+    maxPendingOps: 50_000,
+    recoverAfterSeconds: options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds,
+    recoverEverySeconds: Math.max(1, Math.min(10, options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds)),
+    drainTimeoutMs: 10_000,
+    fault: process.env.BERTH_TRACING_MERGE_FAULT,
+  });
+  const ingest = new IngestService(pool, projects, merger, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);
+  merger.start({
+    defaultProject: (tenantId) => ingest.defaultProject(tenantId),
+    prices: (tenantId) => prices.tenantPrices(tenantId),
+    resolveProjects: (entry) => ingest.resolveProjects(entry),
+    forgetProjects: () => projects.forgetAll(),
+    recover: (row) => ingest.recover(row),
+  });
   const router = createTracingRouter({
     auth,
     authMode: options.authMode,
@@ -73,5 +89,17 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   });
   const after = options.abandonAfterSeconds ?? TRACING_DEFAULTS.abandonAfterSeconds;
   const sweep = after > 0 ? startAbandonSweep(pool, { afterSeconds: after, everySeconds: options.abandonSweepSeconds ?? TRACING_DEFAULTS.abandonSweepSeconds }, logger) : undefined;
-  return { router, pool, projects, ingest, query, prices, auth, close: async () => sweep?.stop() };
+  return {
+    router,
+    pool,
+    projects,
+    ingest,
+    query,
+    prices,
+    auth,
+    close: async () => {
+      await sweep?.stop();
+      await merger.close();
+    },
+  };
 }

@@ -37,6 +37,11 @@ export const tracingSettingsSchema = z.object({
   abandonAfterSeconds: int(0),
   /** How often the abandoned-run sweep looks. */
   abandonSweepSeconds: int(1),
+  /**
+   * Staged ingest requests older than this that no process has merged are merged by whichever
+   * process finds them (their own process died before merging them).
+   */
+  recoverAfterSeconds: int(0),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
 });
 export type TracingSettings = z.output<typeof tracingSettingsSchema>;
@@ -57,6 +62,7 @@ const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
   maxConcurrentIngests: ["BERTH_TRACING_MAX_CONCURRENT_INGESTS"],
   abandonAfterSeconds: ["BERTH_TRACING_ABANDON_AFTER_SECONDS"],
   abandonSweepSeconds: ["BERTH_TRACING_ABANDON_SWEEP_SECONDS"],
+  recoverAfterSeconds: ["BERTH_TRACING_RECOVER_AFTER_SECONDS"],
   logLevel: ["LOG_LEVEL"],
 };
 
@@ -71,6 +77,7 @@ export const TRACING_DEFAULTS = {
   maxConcurrentIngests: 16,
   abandonAfterSeconds: 24 * 3600,
   abandonSweepSeconds: 60,
+  recoverAfterSeconds: 30,
   logLevel: "info",
 };
 

@@ -77,6 +77,10 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   const strictJson = express.Router().use(jsonBody(1024 * 1024));
   const lenientJson = express.Router().use(jsonBody(1024 * 1024, { textPlainAsJson: true }));
   router.use((req, res, next) => (req.method === "PUT" ? lenientJson : strictJson)(req, res, next));
+  // Read-your-writes: what this process accepted before a read is merged before it (bounded wait).
+  router.use((_req, _res, next) => {
+    deps.ingest.merger.drain().then(() => next(), next);
+  });
   const query = new ApiRouter();
   addQueryRoutes(query, deps);
   query.mount(router);

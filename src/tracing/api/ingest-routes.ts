@@ -135,10 +135,16 @@ export function mountIngestRoutes(
 
   router.post("/runs/multipart", (req, res) =>
     admitted(req, res, async () => {
-      const parsed = await parseMultipart(req, options.maxBodyBytes);
+      const raw: Buffer[] = [];
+      const parsed = await parseMultipart(req, options.maxBodyBytes, raw);
       if (!parsed.ops.length && !parsed.attachments.length && !parsed.errors.length && !parsed.feedback.length) throw new ApiError(400, "the multipart body holds no runs");
-      const result = parsed.ops.length || parsed.attachments.length ? await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res)) : { accepted: 0, errors: [], warnings: [] };
-      // feedback after its runs, so a feedback sent with its run finds it
+      // staged as sent (read again only if this process dies before merging it); answered once
+      // staged, unless feedback rides along: it is stored after its runs are merged, so it finds them
+      const source = { format: "multipart" as const, contentType: req.headers["content-type"], contentEncoding: req.headers["content-encoding"], body: Buffer.concat(raw) };
+      const result =
+        parsed.ops.length || parsed.attachments.length
+          ? await ingest.ingest(tenant(res), parsed.ops, parsed.attachments, scope(res), { source, wait: parsed.feedback.length > 0 })
+          : { accepted: 0, errors: [], warnings: [] };
       const feedbackErrors = parsed.feedback.length && storeFeedback ? await storeFeedback(tenant(res), parsed.feedback, scope(res)?.project) : [];
       if (feedbackErrors.length) logger.warn({ errors: feedbackErrors }, "multipart feedback refused");
       if (!result.accepted && parsed.feedback.length > feedbackErrors.length) {
@@ -162,13 +168,14 @@ export function mountIngestRoutes(
         res.status(202).json({ accepted: 0, errors: [], warnings: [] });
         return;
       }
-      reply(res, await ingest.ingest(tenant(res), ops, [], scope(res)));
+      // the JSON routes answer after the merge, with its outcome for each run
+      reply(res, await ingest.ingest(tenant(res), ops, [], scope(res), { wait: true }));
     }),
   );
 
   router.post("/runs", jsonOnly, (req, res) =>
     admitted(req, res, async () => {
-      reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }], [], scope(res)));
+      reply(res, await ingest.ingest(tenant(res), [{ kind: "post", raw: await json(req) }], [], scope(res), { wait: true }));
     }),
   );
 
@@ -178,7 +185,7 @@ export function mountIngestRoutes(
       if (!isUuid(id)) throw ValidationError.field(["path", "run_id"], `must be a UUID, got ${JSON.stringify(id)}`, "uuid_parsing");
       const body = await json(req);
       if (!body || typeof body !== "object" || Array.isArray(body)) throw ValidationError.field(["body"], "expected a JSON object", "object_type");
-      reply(res, await ingest.ingest(tenant(res), [{ kind: "patch", raw: { ...body, id } }], [], scope(res)));
+      reply(res, await ingest.ingest(tenant(res), [{ kind: "patch", raw: { ...body, id } }], [], scope(res), { wait: true }));
     }),
   );
 }

@@ -83,7 +83,8 @@ export function mountOtlpRoutes(router: Router, ingest: IngestService, options: 
         }
       }
       if (ops.length) {
-        const result = await ingest.ingest(tenantId, ops, [], scopeOf(res));
+        // merged before the dotted orders are filled from the stored tree
+        const result = await ingest.ingest(tenantId, ops, [], scopeOf(res), { wait: true });
         for (const e of result.errors) rejected.push(e.run_id ? `run ${e.run_id}: ${e.error}` : e.error);
         await ingest.fillDottedOrders(tenantId, ops.map((o) => o.raw.trace_id as string));
       }

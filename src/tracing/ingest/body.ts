@@ -15,8 +15,10 @@ export class PayloadTooLargeError extends ApiError {
 }
 
 /** The request body, decompressed, failing with 413 past `limit` bytes. */
-export function bodyStream(req: Request, limit: number): Readable {
+export function bodyStream(req: Request, limit: number, raw?: Buffer[]): Readable {
   const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase().trim();
+  // the bytes as sent (still compressed), for staging them as they are
+  if (raw) req.on("data", (chunk: Buffer) => raw.push(chunk));
   let source: Readable = req;
   if (encoding === "gzip" || encoding === "x-gzip") source = req.pipe(zlib.createGunzip());
   else if (encoding === "deflate") source = req.pipe(zlib.createInflate());

@@ -8,6 +8,7 @@
  * The JS SDK sends JSON parts as files (Blob), Python as fields; both are accepted.
  */
 import type { Request } from "express";
+import zlib from "node:zlib";
 import { ApiError } from "../../shared/errors.js";
 import { bodyStream } from "./body.js";
 import { boundaryOf, MultipartError, MultipartSplitter, type Part } from "./multipart-splitter.js";
@@ -24,12 +25,26 @@ export interface ParsedMultipart {
 
 const FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized", "tags"]);
 
-export async function parseMultipart(req: Request, limit: number): Promise<ParsedMultipart> {
-  return assemble(await readMultipartParts(req, limit));
+/** `raw`: filled with the body's bytes as sent (compressed), to stage them. */
+export async function parseMultipart(req: Request, limit: number, raw?: Buffer[]): Promise<ParsedMultipart> {
+  return assemble(await readMultipartParts(req, limit, raw));
+}
+
+/** A staged multipart body (as sent: compressed or not) → its parts again (recovery of a staged request). */
+export function partsOfBody(body: Buffer, contentType: string, contentEncoding: string | null): Part[] {
+  const encoding = (contentEncoding ?? "identity").toLowerCase().trim();
+  const plain =
+    encoding === "gzip" || encoding === "x-gzip" ? zlib.gunzipSync(body) : encoding === "deflate" ? zlib.inflateSync(body) : encoding === "br" ? zlib.brotliDecompressSync(body) : body;
+  const boundary = boundaryOf(contentType);
+  if (!boundary) throw new MultipartError("the staged Content-Type has no boundary");
+  const splitter = new MultipartSplitter(boundary);
+  const parts = splitter.push(plain);
+  splitter.end();
+  return parts;
 }
 
 /** A multipart/form-data body's parts, decompressed (415 unless multipart, 413 past `limit` bytes, 400 when malformed). */
-export async function readMultipartParts(req: Request, limit: number): Promise<Part[]> {
+export async function readMultipartParts(req: Request, limit: number, raw?: Buffer[]): Promise<Part[]> {
   const type = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data\b/i.test(type)) throw new ApiError(415, `expected multipart/form-data, got "${type || "no content type"}"`);
   const boundary = boundaryOf(type);
@@ -37,7 +52,7 @@ export async function readMultipartParts(req: Request, limit: number): Promise<P
   const splitter = new MultipartSplitter(boundary);
   const parts: Part[] = [];
   try {
-    for await (const chunk of bodyStream(req, limit)) parts.push(...splitter.push(chunk as Buffer));
+    for await (const chunk of bodyStream(req, limit, raw)) parts.push(...splitter.push(chunk as Buffer));
     splitter.end();
   } catch (err) {
     if (err instanceof MultipartError) throw new ApiError(400, `malformed multipart request: ${err.message.replace(/^malformed multipart body: /, "")}`);

@@ -259,4 +259,39 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_feedback_comparative ON tracing_feedback (comparative_experiment_id, key) WHERE comparative_experiment_id IS NOT NULL;
     `,
   },
+  {
+    name: "staged ingest: requests append to a staging table, a background worker merges it",
+    sql: `
+      -- One row per accepted ingest request, written before the request is answered (so nothing
+      -- accepted is lost), deleted by the transaction that merges it into tracing_runs and the
+      -- rollups (so nothing is merged twice): ingest/merge-worker.ts. The body is what the request
+      -- sent (multipart, compressed as sent) or its prepared runs as JSON: bytes, never parsed by
+      -- Postgres, and not compressed again (STORAGE EXTERNAL).
+      CREATE TABLE tracing_staged (
+        seq bigserial PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        scope text,
+        format text NOT NULL,
+        content_type text,
+        content_encoding text,
+        body bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      ALTER TABLE tracing_staged ALTER COLUMN body SET STORAGE EXTERNAL;
+      CREATE INDEX tracing_staged_created ON tracing_staged (created_at);
+
+      -- What the merge could not store, with why: kept (and logged), never retried, so one bad
+      -- run or request never holds up the ones behind it.
+      CREATE TABLE tracing_ingest_failures (
+        id bigserial PRIMARY KEY,
+        tenant_id uuid NOT NULL,
+        run_id text,
+        seq bigint,
+        error text NOT NULL,
+        op text,
+        failed_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX tracing_ingest_failures_tenant ON tracing_ingest_failures (tenant_id, failed_at);
+    `,
+  },
 ];

@@ -1,0 +1,162 @@
+/**
+ * Staged ingest (issue 16): requests are staged, answered, and merged by a background worker.
+ * Read-your-writes through the real `langsmith` SDK; staged requests that cannot be read are set
+ * aside with the reason and never hold up the ones behind them; staged but unmerged requests
+ * survive a process kill (and a merger killed inside its transaction) and are merged by the next
+ * process exactly once.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import { Client, RunTree } from "langsmith";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BERTH_BIN, describeBackends, eventually, servicesUp } from "../helpers/server.js";
+import { memoryLogger, startTracingTestServer, TEST_API_KEY, tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
+import { captureOutput } from "../helpers/child-output.js";
+
+const WARN = 40;
+
+/** A trace of a chain root and an LLM child, posted when each starts and patched when it ends. */
+async function trace(client: Client, project: string, i: number) {
+  const root = new RunTree({ name: "agent", run_type: "chain", project_name: project, client, inputs: { q: i } });
+  await root.postRun();
+  const llm = root.createChild({ name: "llm", run_type: "llm", inputs: { messages: [{ role: "user", content: `q${i}` }] }, metadata: { ls_provider: "openai", ls_model_name: "gpt-4o-mini" } });
+  await llm.postRun();
+  await llm.end({ choices: [{ message: { role: "assistant", content: `a${i}` } }], usage_metadata: { input_tokens: 10 + i, output_tokens: 5, total_tokens: 15 + i } });
+  await llm.patchRun();
+  await root.end({ answer: i });
+  await root.patchRun();
+  return { root: root.id, llm: llm.id };
+}
+/** Tokens the traces above record in total. */
+const tokensOf = (n: number) => Array.from({ length: n }, (_, i) => 15 + i).reduce((a, b) => a + b, 0);
+
+describeBackends("staged tracing ingest", (backend) => {
+  let s: TracingTestServer;
+  const { logger, records } = memoryLogger("warn");
+  // staged rows are taken over at once (the bad rows below are not this process's)
+  tracingServerForSuite(backend, (x) => (s = x), { recoverAfterSeconds: 0 }, logger);
+  const project = (name: string) => `${name}-${backend}-${randomUUID().slice(0, 6)}`;
+
+  it("reads its writes through the SDK: readRun right after the flush sees the patched run, stats count it", async () => {
+    const name = project("ryw");
+    const client = s.client();
+    const ids = await trace(client, name, 3);
+    await client.awaitPendingTraceBatches();
+    const run = await client.readRun(ids.llm);
+    expect(run).toMatchObject({ id: ids.llm, name: "llm", outputs: expect.objectContaining({ usage_metadata: expect.anything() }) });
+    expect(run.end_time).toBeTruthy();
+    expect(run.total_tokens).toBe(18);
+    expect((await client.readRun(ids.root)).outputs).toEqual({ answer: 3 });
+    const stats = (await s.api(`/projects?name=${name}`)).body.projects[0].stats;
+    expect(stats).toMatchObject({ run_count: 2, trace_count: 1, total_tokens: 18 });
+  });
+
+  it("sets aside staged requests that cannot be read, with the reason, and merges the ones behind them", async () => {
+    const pool = s.handle.facility.pool;
+    const { rows: tenants } = await pool.query<{ tenant_id: string }>("SELECT tenant_id FROM tracing_projects LIMIT 1");
+    const tenant = tenants[0]!.tenant_id;
+    const good = randomUUID();
+    const goodBody = Buffer.from(`--b\r\nContent-Disposition: form-data; name="post.${good}"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ id: good, name: "behind", run_type: "chain", session_name: project("behind") })}\r\n--b--\r\n`);
+    // rows no request would stage (another version's, a damaged one): an unknown format, a gzip
+    // body that is not gzip, ops that are not a list; and behind them, a good staged request
+    const { rows: staged } = await pool.query<{ seq: string }>(
+      `INSERT INTO tracing_staged (tenant_id, format, content_type, content_encoding, body, created_at) VALUES
+       ($1, 'protobuf', NULL, NULL, '\\x00'::bytea, now() - interval '1 hour'),
+       ($1, 'multipart', 'multipart/form-data; boundary=b', 'gzip', 'not gzip'::bytea, now() - interval '1 hour'),
+       ($1, 'ops', NULL, NULL, convert_to('{"post": 1}', 'UTF8'), now() - interval '1 hour'),
+       ($1, 'multipart', 'multipart/form-data; boundary=b', 'gzip', $2, now() - interval '1 hour')
+       RETURNING seq`,
+      [tenant, gzipSync(goodBody)],
+    );
+    const seqs = staged.map((r) => Number(r.seq));
+    await eventually(async () => (await s.api(`/runs/${good}`)).status === 200);
+    await eventually(async () => (await pool.query("SELECT count(*)::int AS n FROM tracing_staged WHERE seq = ANY($1::bigint[])", [seqs])).rows[0].n === 0);
+    const { rows: failed } = await pool.query<{ seq: string; error: string }>("SELECT seq, error FROM tracing_ingest_failures WHERE seq = ANY($1::bigint[]) ORDER BY seq", [seqs]);
+    expect(failed.map((f) => Number(f.seq))).toEqual(seqs.slice(0, 3));
+    expect(failed[0]!.error).toMatch(/unknown staged format "protobuf"/);
+    expect(failed[1]!.error).toMatch(/could not be read: .*(header|gzip)/i);
+    expect(failed[2]!.error).toMatch(/not a list/);
+    for (const seq of seqs.slice(0, 3)) expect(records.some((r) => r.level === WARN && r.seq === seq && /not merged/.test(r.msg))).toBe(true);
+    // and ingest goes on
+    const client = s.client();
+    const ids = await trace(client, project("after"), 1);
+    await client.awaitPendingTraceBatches();
+    expect((await client.readRun(ids.llm)).total_tokens).toBe(16);
+  });
+});
+
+/** `berth tracing` as its own process on a Postgres database. */
+function forkTracing(uri: string, env: Record<string, string> = {}): { child: ChildProcess; ready: Promise<string>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; output(): string } {
+  const child = fork(BERTH_BIN, ["tracing", "--port", "0"], {
+    env: { ...process.env, DATABASE_URI: uri, BERTH_API_KEY: TEST_API_KEY, LOG_LEVEL: "warn", BERTH_FROM_SOURCE: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  const output = captureOutput(child, "berth tracing");
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const ready = new Promise<string>((resolve, reject) => {
+    child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && resolve(m.url!));
+    void exited.then(() => reject(new Error(`berth tracing exited before it was ready:\n${output()}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, ready, exited, output };
+}
+const stop = async (p: ReturnType<typeof forkTracing>) => {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGTERM");
+  await p.exited;
+};
+
+describe.skipIf(!servicesUp())("staged tracing ingest across a crash [postgres]", () => {
+  let s: TracingTestServer;
+  let sql: pg.Pool;
+  beforeAll(async () => {
+    // the database, and a reader; this process never takes over the children's rows
+    s = await startTracingTestServer("postgres", { recoverAfterSeconds: 24 * 3600 });
+    sql = new pg.Pool({ connectionString: s.db.uri });
+  });
+  afterAll(async () => {
+    await sql?.end();
+    await s?.close();
+  });
+  const count = async (table: string) => (await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+
+  it("requests staged but not merged survive a kill; a merger killed inside its transaction loses nothing; the next process merges each once", async () => {
+    const name = `crash-${randomUUID().slice(0, 6)}`;
+    const traces = 20;
+    // a process that answers (202) but dies before merging anything
+    const ingester = forkTracing(s.db.uri!, { BERTH_TRACING_MERGE_FAULT: "hold" });
+    try {
+      const client = new Client({ apiUrl: await ingester.ready, apiKey: TEST_API_KEY, autoBatchTracing: true });
+      for (let i = 0; i < traces; i++) await trace(client, name, i);
+      await client.awaitPendingTraceBatches();
+    } finally {
+      ingester.child.kill("SIGKILL");
+      await ingester.exited;
+    }
+    const staged = await count("tracing_staged");
+    expect(staged).toBeGreaterThan(0);
+    expect(await count("tracing_runs")).toBe(0);
+
+    // a merger that dies (SIGKILL) after writing its merge, before its commit
+    const crashing = forkTracing(s.db.uri!, { BERTH_TRACING_MERGE_FAULT: "crash-before-commit", BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" });
+    expect((await crashing.exited).signal).toBe("SIGKILL");
+    expect(await count("tracing_staged")).toBe(staged);
+    expect(await count("tracing_runs")).toBe(0);
+    expect(await count("tracing_rollups")).toBe(0);
+
+    // the next process merges every staged request once
+    const merger = forkTracing(s.db.uri!, { BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" });
+    try {
+      await merger.ready;
+      await eventually(async () => (await count("tracing_staged")) === 0);
+    } finally {
+      await stop(merger);
+    }
+    const runs = (await sql.query("SELECT status, count(*)::int AS n FROM tracing_runs GROUP BY status")).rows;
+    expect(runs).toEqual([{ status: "success", n: traces * 2 }]);
+    const stats = (await s.api(`/projects?name=${name}`)).body.projects[0].stats;
+    expect(stats).toMatchObject({ run_count: traces * 2, trace_count: traces, total_tokens: tokensOf(traces) });
+    expect(await count("tracing_ingest_failures")).toBe(0);
+  });
+});
