@@ -21,6 +21,7 @@ import { FeedbackStore } from "./storage/feedback.js";
 import { ShareStore } from "./storage/shares.js";
 import { DatasetStore } from "./storage/datasets.js";
 import { ExampleStore } from "./storage/examples.js";
+import { ExampleBlobStore } from "./storage/example-attachments.js";
 import { ComparativeStore } from "./storage/comparative.js";
 
 export interface TracingFacility {
@@ -36,7 +37,7 @@ export interface TracingFacility {
 }
 
 export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> &
-  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds" | "recoverAfterSeconds">> & {
+  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds" | "recoverAfterSeconds" | "maxAttachmentBytes" | "attachmentUrlTtlSeconds">> & {
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
@@ -80,9 +81,14 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     shares: new ShareStore(pool),
     datasets: new DatasetStore(pool),
     examples: new ExampleStore(pool),
+    blobs: new ExampleBlobStore(pool),
     comparative: new ComparativeStore(pool),
     logger,
     options: { maxBodyBytes: options.maxBodyBytes, maxConcurrentIngests: options.maxConcurrentIngests },
+    attachments: {
+      maxBytes: Math.min(options.maxAttachmentBytes ?? TRACING_DEFAULTS.maxAttachmentBytes, options.maxBodyBytes),
+      urlTtlSeconds: options.attachmentUrlTtlSeconds ?? TRACING_DEFAULTS.attachmentUrlTtlSeconds,
+    },
     ping: async () => {
       await pool.query("SELECT 1");
     },

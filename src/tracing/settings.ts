@@ -29,6 +29,10 @@ export const tracingSettingsSchema = z.object({
   maxBodyBytes: int(25 * MiB),
   /** Strings longer than this are cut, with a marker saying how long they were. */
   maxStringBytes: int(1024),
+  /** Largest file attached to a dataset example (413 above it). */
+  maxAttachmentBytes: int(1).optional(),
+  /** How long a signed link to an example attachment (`presigned_url`) stays valid. */
+  attachmentUrlTtlSeconds: int(1).optional(),
   /** Base64 media longer than this move to attachment storage, leaving a reference. */
   mediaThresholdBytes: int(64),
   /** Ingest requests processed at once; more get 429 so the SDK retries. */
@@ -59,6 +63,8 @@ const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
   maxBodyBytes: ["BERTH_TRACING_MAX_BODY_BYTES"],
   maxStringBytes: ["BERTH_TRACING_MAX_STRING_BYTES"],
   mediaThresholdBytes: ["BERTH_TRACING_MEDIA_THRESHOLD_BYTES"],
+  maxAttachmentBytes: ["BERTH_TRACING_MAX_ATTACHMENT_BYTES"],
+  attachmentUrlTtlSeconds: ["BERTH_TRACING_ATTACHMENT_URL_TTL_SECONDS"],
   maxConcurrentIngests: ["BERTH_TRACING_MAX_CONCURRENT_INGESTS"],
   abandonAfterSeconds: ["BERTH_TRACING_ABANDON_AFTER_SECONDS"],
   abandonSweepSeconds: ["BERTH_TRACING_ABANDON_SWEEP_SECONDS"],
@@ -74,6 +80,9 @@ export const TRACING_DEFAULTS = {
   maxBodyBytes: 64 * MiB,
   maxStringBytes: 1 * MiB,
   mediaThresholdBytes: 16 * 1024,
+  maxAttachmentBytes: 20 * MiB,
+  // long enough for an evaluation over a large dataset to reach its last example's files
+  attachmentUrlTtlSeconds: 12 * 3600,
   maxConcurrentIngests: 16,
   abandonAfterSeconds: 24 * 3600,
   abandonSweepSeconds: 60,

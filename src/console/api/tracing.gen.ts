@@ -140,6 +140,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/example-attachments/{sha}256": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bytes of an example attachment, through a signed link from `attachment_urls` (no key needed: the signature is the credential) */
+        get: operations["getPublicExampleAttachmentsSha256"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/multipart": {
         parameters: {
             query?: never;
@@ -236,12 +253,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create examples (multipart: {id} JSON, {id}.inputs, {id}.outputs); all or nothing, at one new dataset version */
+        /** Create examples (multipart: {id} JSON, {id}.inputs, {id}.outputs, files as {id}.attachment.{name} typed `mime; length=N`); all or nothing, at one new dataset version */
         post: operations["postV1PlatformDatasetsDatasetIdExamples"];
         delete?: never;
         options?: never;
         head?: never;
-        /** Change examples (multipart, as for create; absent parts keep their values), at one new dataset version */
+        /** Change examples (multipart, as for create; absent parts keep their values). Files: new uploads and {id}.attachments_operations {rename, retain}; with either, files neither retained nor renamed are dropped. At one new dataset version (older versions keep their files) */
         patch: operations["patchV1PlatformDatasetsDatasetIdExamples"];
         trace?: never;
     };
@@ -931,7 +948,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of), metadata (a JSON object they contain) and `filter` (LangSmith's filter language: has(metadata, '{…}'), exists(metadata, "k"), eq(metadata.k, "v"), and/or/not, search) */
+        /** Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of), metadata (a JSON object they contain) and `filter` (LangSmith's filter language: has(metadata, '{…}'), exists(metadata, "k"), eq(metadata.k, "v"), and/or/not, search); files as signed links in attachment_urls */
         get: operations["getExamples"];
         put?: never;
         /** Create one example (JSON; older SDKs) */
@@ -985,7 +1002,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One example, now or at a version (`as_of`) */
+        /** One example, now or at a version (`as_of`), with that version's files as signed links */
         get: operations["getExamplesExampleId"];
         put?: never;
         post?: never;
@@ -993,7 +1010,7 @@ export interface paths {
         delete: operations["deleteExamplesExampleId"];
         options?: never;
         head?: never;
-        /** Change one example (JSON; older SDKs) */
+        /** Change one example (JSON; older SDKs; its files stay) */
         patch: operations["patchExamplesExampleId"];
         trace?: never;
     };
@@ -1112,6 +1129,14 @@ export interface components {
             /** @description When this state of the example was written (its version) */
             modified_at: string;
             runs: unknown[];
+            /** @description The files of this version, by "attachment.<name>" (null when none) */
+            attachment_urls: {
+                [key: string]: {
+                    /** @description Absolute, signed and expiring: fetched without a key */
+                    presigned_url: string;
+                    mime_type: string;
+                };
+            } | null;
         };
         ExamplesWritten: {
             example_ids: string[];
@@ -2144,6 +2169,60 @@ export interface operations {
             };
         };
     };
+    getPublicExampleAttachmentsSha256: {
+        parameters: {
+            query: {
+                tenant: string;
+                type: string;
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                sha: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Signature invalid or link expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No such file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     postRunsMultipart: {
         parameters: {
             query?: never;
@@ -2499,7 +2578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description Too large */
+            /** @description Too large (the request, or a file above the per-attachment limit) */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -21,6 +21,7 @@ import { comparativeRoutes } from "./comparative-routes.js";
 import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
 import { langsmithV2Routes } from "./langsmith-v2-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
+import { exampleAttachmentRoutes } from "./example-attachment-links.js";
 import * as Responses from "./response-schemas.js";
 
 export interface TracingRouterDeps extends QueryDeps {
@@ -44,6 +45,7 @@ function systemRoutes(deps: TracingRouterDeps): ApiRouter {
     return { ok: true };
   });
   publicRoutes(api, deps);
+  exampleAttachmentRoutes(api, deps.blobs);
   return api;
 }
 

@@ -160,6 +160,10 @@ export const Example = z
     created_at: z.string(),
     modified_at: z.string().describe("When this state of the example was written (its version)"),
     runs: z.array(z.unknown()),
+    attachment_urls: z
+      .record(z.string(), z.object({ presigned_url: z.string().describe("Absolute, signed and expiring: fetched without a key"), mime_type: z.string() }))
+      .nullable()
+      .describe('The files of this version, by "attachment.<name>" (null when none)'),
   })
   .meta({ id: "Example" });
 

@@ -3,16 +3,18 @@
  * of creating and changing examples (createExamples, updateExample…). Part names:
  *   {example_id}                     JSON: created_at, metadata, split, source_run_id, use_source_run_io
  *   {example_id}.inputs / .outputs   JSON objects
- *   {example_id}.attachment.{name}   a file (not stored by Berth: refused, never dropped silently)
- *   {example_id}.attachments_operations  JSON (refused likewise)
- * A request is all or nothing: any unusable part fails it with a 422 naming the part.
+ *   {example_id}.attachment.{name}   a file; its content type is `mime; length=N` (the SDK's form)
+ *   {example_id}.attachments_operations  JSON {rename: {old: new}, retain: [names]} (changes only)
+ * A request is all or nothing: any unusable part fails it with a 422 naming the part, and a file
+ * above the per-attachment limit (declared or actual) with a 413.
  */
 import type { z } from "zod";
-import { ValidationError, zodIssuesToValidation, type ValidationIssue } from "../../shared/errors.js";
+import { ApiError, ValidationError, zodIssuesToValidation, type ValidationIssue } from "../../shared/errors.js";
 import { isUuid } from "../../shared/http.js";
 import { findUnstorable, MAX_REQUEST_DEPTH } from "../../shared/text.js";
 import type { Part } from "../ingest/multipart-splitter.js";
 import type { Json } from "../datasets/rules.js";
+import { parseAttachmentsOperations, readAttachmentPart, type AttachmentsOperations, type AttachmentUpload } from "../datasets/attachments.js";
 import { multipartExampleBody } from "./dataset-schemas.js";
 
 export interface ExamplePart {
@@ -20,15 +22,17 @@ export interface ExamplePart {
   body: z.output<typeof multipartExampleBody>;
   inputs?: Json;
   outputs?: Json;
+  attachments: AttachmentUpload[];
+  attachments_operations?: AttachmentsOperations;
 }
 
-/** Parts → examples (pure), in the order their ids first appear. */
-export function assembleExamples(parts: Part[]): ExamplePart[] {
+/** Parts → examples (pure), in the order their ids first appear; files above `maxAttachmentBytes` are a 413. */
+export function assembleExamples(parts: Part[], maxAttachmentBytes: number): ExamplePart[] {
   const issues: ValidationIssue[] = [];
-  const byId = new Map<string, { body?: unknown; inputs?: Json; outputs?: Json }>();
+  const byId = new Map<string, { body?: unknown; inputs?: Json; outputs?: Json; attachments: AttachmentUpload[]; ops?: AttachmentsOperations }>();
   const entry = (id: string) => {
     let e = byId.get(id);
-    if (!e) byId.set(id, (e = {}));
+    if (!e) byId.set(id, (e = { attachments: [] }));
     return e;
   };
   for (const part of parts) {
@@ -39,12 +43,17 @@ export function assembleExamples(parts: Part[]): ExamplePart[] {
       continue;
     }
     const key = id.toLowerCase();
-    if (field === "attachment" || field === "attachments_operations") {
-      issues.push({ loc, msg: "example attachments are not supported by Berth: send the example without them", type: "not_supported" });
+    if (field === "attachment") {
+      const name = rest.join(".");
+      const read = readAttachmentPart(name, part.typeParams ? `${part.contentType}; ${part.typeParams}` : part.contentType, part.data, maxAttachmentBytes);
+      if ("tooLarge" in read) throw new ApiError(413, read.tooLarge);
+      if ("issue" in read) issues.push({ loc, ...read.issue });
+      else if (entry(key).attachments.some((a) => a.name === name)) issues.push({ loc, msg: `attachment "${name}" is sent twice`, type: "value_error" });
+      else entry(key).attachments.push(read.upload);
       continue;
     }
-    if (field !== undefined && (rest.length || (field !== "inputs" && field !== "outputs"))) {
-      issues.push({ loc, msg: `unknown part: expected ${id}, ${id}.inputs or ${id}.outputs`, type: "value_error" });
+    if (field !== undefined && (rest.length || (field !== "inputs" && field !== "outputs" && field !== "attachments_operations"))) {
+      issues.push({ loc, msg: `unknown part: expected ${id}, ${id}.inputs, ${id}.outputs, ${id}.attachment.{name} or ${id}.attachments_operations`, type: "value_error" });
       continue;
     }
     let value: unknown;
@@ -63,6 +72,12 @@ export function assembleExamples(parts: Part[]): ExamplePart[] {
       entry(key).body = value;
       continue;
     }
+    if (field === "attachments_operations") {
+      const ops = parseAttachmentsOperations(value);
+      if (typeof ops === "string") issues.push({ loc, msg: ops, type: "value_error" });
+      else entry(key).ops = ops;
+      continue;
+    }
     if (!value || typeof value !== "object" || Array.isArray(value)) {
       issues.push({ loc, msg: "must be a JSON object", type: "dict_type" });
       continue;
@@ -76,7 +91,7 @@ export function assembleExamples(parts: Part[]): ExamplePart[] {
       issues.push(...zodIssuesToValidation("body", parsed.error).map((i) => ({ ...i, loc: ["body", id, ...i.loc.slice(1)] })));
       continue;
     }
-    out.push({ id, body: parsed.data, inputs: e.inputs, outputs: e.outputs });
+    out.push({ id, body: parsed.data, inputs: e.inputs, outputs: e.outputs, attachments: e.attachments, attachments_operations: e.ops });
   }
   if (issues.length) throw new ValidationError(issues.slice(0, 50));
   if (!out.length) throw ValidationError.field(["body"], "no examples in the request", "missing");

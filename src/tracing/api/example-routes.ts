@@ -1,20 +1,22 @@
 /**
  * LangSmith's examples API as the `langsmith` SDK calls it: the multipart create and update of
  * 0.12 (`/v1/platform/datasets/{id}/examples`, mounted before the JSON parser by `exampleUploadRoutes`),
- * the JSON create/update of older SDKs, reads with `as_of` versions, lists filtered by ids, splits
- * and metadata, and soft and hard deletes.
+ * with files (`{id}.attachment.{name}`, `{id}.attachments_operations`), the JSON create/update of
+ * older SDKs, reads with `as_of` versions (each version with the files it had, as signed links:
+ * example-attachment-links.ts), lists filtered by ids, splits and metadata, and soft and hard deletes.
  */
 import { randomUUID } from "node:crypto";
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import { z } from "zod";
 import { principalOf } from "../../shared/auth/index.js";
-import { BadRequestError, NotFoundError } from "../../shared/errors.js";
+import { BadRequestError, NotFoundError, ValidationError } from "../../shared/errors.js";
 import { type ApiRouter, Reply } from "../../shared/http.js";
 import { parseAsOf, type ExampleCreate } from "../datasets/rules.js";
 import * as D from "./dataset-schemas.js";
 import type { DatasetDeps } from "./dataset-routes.js";
 import { readMultipartParts } from "../ingest/multipart.js";
 import { assembleExamples, type ExamplePart } from "./example-multipart.js";
+import { linker } from "./example-attachment-links.js";
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;
 
@@ -22,30 +24,36 @@ const tenantOf = (res: Response) => principalOf(res).tenantId;
 export function exampleUploadRoutes(router: ApiRouter, deps: DatasetDeps, maxBodyBytes: number): void {
   const { datasets, examples } = deps;
   router.add(
-    { method: "post", path: "/v1/platform/datasets/:dataset_id/examples", tag: "Examples", summary: "Create examples (multipart: {id} JSON, {id}.inputs, {id}.outputs); all or nothing, at one new dataset version", uuidParams: ["dataset_id"], response: D.ExamplesWritten, responses: { "200": "Created", "404": "No such dataset or source run", "409": "An id is taken", "413": "Too large", "415": "Not multipart" } },
+    { method: "post", path: "/v1/platform/datasets/:dataset_id/examples", tag: "Examples", summary: "Create examples (multipart: {id} JSON, {id}.inputs, {id}.outputs, files as {id}.attachment.{name} typed `mime; length=N`); all or nothing, at one new dataset version", uuidParams: ["dataset_id"], response: D.ExamplesWritten, responses: { "200": "Created", "404": "No such dataset or source run", "409": "An id is taken", "413": "Too large (the request, or a file above the per-attachment limit)", "415": "Not multipart", "422": "An unusable part" } },
     async ({ params, req, res }) => {
       const tenant = tenantOf(res);
       await datasets.get(tenant, params.dataset_id!);
-      const parts = assembleExamples(await readMultipartParts(req, maxBodyBytes));
+      const parts = assembleExamples(await readMultipartParts(req, maxBodyBytes), deps.attachments.maxBytes);
+      const withOps = parts.filter((p) => p.attachments_operations);
+      if (withOps.length) throw new ValidationError(withOps.map((p) => ({ loc: ["body", `${p.id}.attachments_operations`], msg: "attachments_operations apply to changes (PATCH) of existing examples", type: "value_error" })));
       const fromRuns = await payloadsFromRuns(deps, tenant, parts);
       const missing = parts.filter((p) => !p.inputs && !fromRuns.has(p.id));
       if (missing.length) throw new BadRequestError(`examples need inputs (a part named {id}.inputs, or use_source_run_io with a source_run_id): ${missing.map((p) => p.id).join(", ")}`);
       const ids = await examples.create(
         tenant,
         params.dataset_id!,
-        parts.map((p) => ({ id: p.id, inputs: p.inputs ?? {}, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split, source_run_id: p.body.source_run_id, created_at: p.body.created_at })),
+        parts.map((p) => ({ id: p.id, inputs: p.inputs ?? {}, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split, source_run_id: p.body.source_run_id, created_at: p.body.created_at, attachments: p.attachments })),
         fromRuns,
       );
       return { example_ids: ids, count: ids.length };
     },
   );
   router.add(
-    { method: "patch", path: "/v1/platform/datasets/:dataset_id/examples", tag: "Examples", summary: "Change examples (multipart, as for create; absent parts keep their values), at one new dataset version", uuidParams: ["dataset_id"], response: D.ExamplesWritten, responses: { "200": "Changed", "404": "No such dataset or example", "413": "Too large", "415": "Not multipart" } },
+    { method: "patch", path: "/v1/platform/datasets/:dataset_id/examples", tag: "Examples", summary: "Change examples (multipart, as for create; absent parts keep their values). Files: new uploads and {id}.attachments_operations {rename, retain}; with either, files neither retained nor renamed are dropped. At one new dataset version (older versions keep their files)", uuidParams: ["dataset_id"], response: D.ExamplesWritten, responses: { "200": "Changed", "404": "No such dataset or example", "413": "Too large", "415": "Not multipart", "422": "An unusable part, or an operation naming a file the example does not have" } },
     async ({ params, req, res }) => {
       const tenant = tenantOf(res);
       await datasets.get(tenant, params.dataset_id!);
-      const parts = assembleExamples(await readMultipartParts(req, maxBodyBytes));
-      const ids = await examples.change(tenant, params.dataset_id!, parts.map((p) => ({ id: p.id, inputs: p.inputs, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split })));
+      const parts = assembleExamples(await readMultipartParts(req, maxBodyBytes), deps.attachments.maxBytes);
+      const ids = await examples.change(
+        tenant,
+        params.dataset_id!,
+        parts.map((p) => ({ id: p.id, inputs: p.inputs, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split, attachments: p.attachments, attachments_operations: p.attachments_operations })),
+      );
       return { example_ids: ids, count: ids.length };
     },
   );
@@ -66,6 +74,7 @@ async function payloadsFromRuns(deps: DatasetDeps, tenant: string, parts: Exampl
 
 export function exampleRoutes(router: ApiRouter, deps: DatasetDeps): void {
   const { datasets, examples } = deps;
+  const wire = (req: Request, tenant: string) => linker(deps.blobs, deps.attachments, req, tenant);
   const createJson = async (tenant: string, items: z.output<typeof D.exampleCreateBody>[]) => {
     const byDataset = new Map<string, ExampleCreate[]>();
     for (const b of items) {
@@ -77,19 +86,20 @@ export function exampleRoutes(router: ApiRouter, deps: DatasetDeps): void {
     return Promise.all(ids.map((id) => examples.get(tenant, id)));
   };
 
-  router.add({ method: "get", path: "/examples", tag: "Examples", summary: "Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of), metadata (a JSON object they contain) and `filter` (LangSmith's filter language: has(metadata, '{…}'), exists(metadata, \"k\"), eq(metadata.k, \"v\"), and/or/not, search)", query: D.exampleListQuery, response: z.array(D.Example) }, async ({ query: q, res }) => {
+  router.add({ method: "get", path: "/examples", tag: "Examples", summary: "Examples of a dataset, oldest first: at a version (`as_of`: timestamp, tag or 'latest'), by ids, splits (any of), metadata (a JSON object they contain) and `filter` (LangSmith's filter language: has(metadata, '{…}'), exists(metadata, \"k\"), eq(metadata.k, \"v\"), and/or/not, search); files as signed links in attachment_urls", query: D.exampleListQuery, response: z.array(D.Example) }, async ({ query: q, req, res }) => {
     const tenant = tenantOf(res);
     await datasets.get(tenant, q.dataset);
     const asOf = await datasets.resolveAsOf(tenant, q.dataset, parseAsOf(q.as_of));
-    return examples.list(tenant, { datasetId: q.dataset, asOf, ids: q.id, splits: q.splits, metadata: q.metadata, filter: q.filter, limit: q.limit, offset: q.offset });
+    const list = await examples.list(tenant, { datasetId: q.dataset, asOf, ids: q.id, splits: q.splits, metadata: q.metadata, filter: q.filter, limit: q.limit, offset: q.offset });
+    return list.map(await wire(req, tenant));
   });
 
-  router.add({ method: "post", path: "/examples", tag: "Examples", summary: "Create one example (JSON; older SDKs)", body: D.exampleCreateBody, response: D.Example, responses: { "200": "Created", "404": "No such dataset", "409": "Id taken" } }, async ({ body, res }) =>
-    (await createJson(tenantOf(res), [body]))[0],
+  router.add({ method: "post", path: "/examples", tag: "Examples", summary: "Create one example (JSON; older SDKs)", body: D.exampleCreateBody, response: D.Example, responses: { "200": "Created", "404": "No such dataset", "409": "Id taken" } }, async ({ body, req, res }) =>
+    (await wire(req, tenantOf(res)))((await createJson(tenantOf(res), [body]))[0]!),
   );
 
-  router.add({ method: "post", path: "/examples/bulk", tag: "Examples", summary: "Create examples (JSON array; older SDKs); all or nothing", body: z.array(D.exampleCreateBody).min(1).max(10_000), response: z.array(D.Example), responses: { "200": "Created", "404": "No such dataset", "409": "An id is taken" } }, async ({ body, res }) =>
-    createJson(tenantOf(res), body),
+  router.add({ method: "post", path: "/examples/bulk", tag: "Examples", summary: "Create examples (JSON array; older SDKs); all or nothing", body: z.array(D.exampleCreateBody).min(1).max(10_000), response: z.array(D.Example), responses: { "200": "Created", "404": "No such dataset", "409": "An id is taken" } }, async ({ body, req, res }) =>
+    (await createJson(tenantOf(res), body)).map(await wire(req, tenantOf(res))),
   );
 
   router.add({ method: "patch", path: "/examples/bulk", tag: "Examples", summary: "Change examples (JSON array of {id, …}; older SDKs)", body: z.array(D.exampleUpdateBody.extend({ id: z.guid() })).min(1).max(10_000), response: D.ExamplesWritten }, async ({ body, res }) => {
@@ -114,21 +124,18 @@ export function exampleRoutes(router: ApiRouter, deps: DatasetDeps): void {
     return Reply.noContent();
   });
 
-  router.add({ method: "get", path: "/examples/:example_id", tag: "Examples", summary: "One example, now or at a version (`as_of`)", uuidParams: ["example_id"], query: D.asOfQuery, response: D.Example }, async ({ params, query: q, res }) => {
+  router.add({ method: "get", path: "/examples/:example_id", tag: "Examples", summary: "One example, now or at a version (`as_of`), with that version's files as signed links", uuidParams: ["example_id"], query: D.asOfQuery, response: D.Example }, async ({ params, query: q, req, res }) => {
     const tenant = tenantOf(res);
     const asOf = parseAsOf(q.as_of);
-    if (asOf.kind === "tag") {
-      const datasetId = await examples.datasetOf(tenant, params.example_id!);
-      return examples.get(tenant, params.example_id!, await datasets.resolveAsOf(tenant, datasetId, asOf));
-    }
-    return examples.get(tenant, params.example_id!, asOf.kind === "time" ? asOf.at : undefined);
+    const at = asOf.kind === "tag" ? await datasets.resolveAsOf(tenant, await examples.datasetOf(tenant, params.example_id!), asOf) : asOf.kind === "time" ? asOf.at : undefined;
+    return (await wire(req, tenant))(await examples.get(tenant, params.example_id!, at));
   });
 
-  router.add({ method: "patch", path: "/examples/:example_id", tag: "Examples", summary: "Change one example (JSON; older SDKs)", uuidParams: ["example_id"], body: D.exampleUpdateBody, response: D.Example }, async ({ params, body, res }) => {
+  router.add({ method: "patch", path: "/examples/:example_id", tag: "Examples", summary: "Change one example (JSON; older SDKs; its files stay)", uuidParams: ["example_id"], body: D.exampleUpdateBody, response: D.Example }, async ({ params, body, req, res }) => {
     const tenant = tenantOf(res);
     const datasetId = body.dataset_id ?? (await examples.datasetOf(tenant, params.example_id!));
     await examples.change(tenant, datasetId, [{ ...body, id: params.example_id! }]);
-    return examples.get(tenant, params.example_id!);
+    return (await wire(req, tenant))(await examples.get(tenant, params.example_id!));
   });
 
   router.add({ method: "delete", path: "/examples/:example_id", tag: "Examples", summary: "Delete one example (soft: earlier versions still show it)", uuidParams: ["example_id"], responses: { "204": "Deleted" } }, async ({ params, res }) => {

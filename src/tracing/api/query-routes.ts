@@ -9,6 +9,8 @@ import type { QueryService } from "../query/service.js";
 import type { DatasetStore } from "../storage/datasets.js";
 import type { ComparativeStore } from "../storage/comparative.js";
 import type { ExampleStore } from "../storage/examples.js";
+import type { ExampleBlobStore } from "../storage/example-attachments.js";
+import type { AttachmentOptions } from "./example-attachment-links.js";
 import type { FeedbackStore } from "../storage/feedback.js";
 import type { ShareStore } from "../storage/shares.js";
 import type { PriceStore } from "../storage/prices.js";
@@ -26,6 +28,9 @@ export interface QueryDeps {
   datasets: DatasetStore;
   examples: ExampleStore;
   comparative: ComparativeStore;
+  /** Files of examples, and the key that signs links to them. */
+  blobs: ExampleBlobStore;
+  attachments: AttachmentOptions;
 }
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;

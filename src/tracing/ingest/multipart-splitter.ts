@@ -9,6 +9,8 @@
 export interface Part {
   name: string;
   contentType: string;
+  /** The content type's parameters as sent (`length=1234`: example attachments declare their size so). */
+  typeParams?: string;
   data: Buffer;
 }
 
@@ -26,7 +28,7 @@ export class MultipartSplitter {
   private state: State = "preamble";
   private pending: Buffer = Buffer.alloc(0);
   private bodyChunks: Buffer[] = [];
-  private header = { name: "", contentType: "" };
+  private header: { name: string; contentType: string; typeParams?: string } = { name: "", contentType: "" };
 
   constructor(boundary: string) {
     if (!boundary || boundary.length > 200) throw new MultipartError("the multipart boundary is missing or too long");
@@ -91,7 +93,7 @@ export class MultipartSplitter {
         }
         this.bodyChunks.push(buf.subarray(0, at));
         const data = this.bodyChunks.length === 1 ? this.bodyChunks[0]! : Buffer.concat(this.bodyChunks);
-        out.push({ name: this.header.name, contentType: this.header.contentType, data });
+        out.push({ name: this.header.name, contentType: this.header.contentType, ...(this.header.typeParams ? { typeParams: this.header.typeParams } : {}), data });
         this.bodyChunks = [];
         buf = buf.subarray(at + this.delimiter.length);
         this.state = "after-boundary";
@@ -108,9 +110,10 @@ export class MultipartSplitter {
 }
 
 /** Name and content type from a part's header block. */
-function parseHeaders(block: string): { name: string; contentType: string } {
+function parseHeaders(block: string): { name: string; contentType: string; typeParams?: string } {
   let name = "";
   let contentType = "";
+  let typeParams = "";
   for (const line of block.split("\r\n")) {
     const colon = line.indexOf(":");
     if (colon < 0) continue;
@@ -119,9 +122,13 @@ function parseHeaders(block: string): { name: string; contentType: string } {
     if (key === "content-disposition") {
       const m = /;\s*name\*?=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(value);
       if (m) name = m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]!;
-    } else if (key === "content-type") contentType = value.split(";")[0]!.trim();
+    } else if (key === "content-type") {
+      const semi = value.indexOf(";");
+      contentType = (semi < 0 ? value : value.slice(0, semi)).trim();
+      typeParams = semi < 0 ? "" : value.slice(semi + 1).trim();
+    }
   }
-  return { name: Buffer.from(name, "latin1").toString("utf8"), contentType };
+  return { name: Buffer.from(name, "latin1").toString("utf8"), contentType, ...(typeParams ? { typeParams } : {}) };
 }
 
 /** The boundary parameter of a multipart Content-Type header, or undefined. */

@@ -9,6 +9,7 @@ import { withTransaction } from "../../shared/db/index.js";
 import { ConflictError, isUniqueViolation, NotFoundError } from "../../shared/errors.js";
 import type { AsOf, Json } from "../datasets/rules.js";
 import { containsPattern } from "../../shared/db/like.js";
+import { collectBlobs } from "./example-attachments.js";
 
 export interface Dataset {
   id: string;
@@ -164,6 +165,8 @@ export class DatasetStore {
       if (!rowCount) throw new NotFoundError(`Dataset ${id} not found.`);
       await client.query("DELETE FROM tracing_projects WHERE tenant_id = $1 AND reference_dataset_id = $2", [tenantId, id]);
     });
+    // the examples' files go with them, unless another example still uses the same bytes
+    await collectBlobs(this.pool, tenantId);
   }
 
   /** The moment an `as_of` names: undefined for the latest version; 404 for an unknown tag. */

@@ -7,9 +7,11 @@
  */
 import type pg from "pg";
 import { withTransaction } from "../../shared/db/index.js";
-import { BadRequestError, ConflictError, NotFoundError } from "../../shared/errors.js";
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from "../../shared/errors.js";
 import { exampleFilterSql } from "../query/filter.js";
 import { applyArrayOperation, changedState, initialState, SPLIT_KEY, type ExampleChange, type ExampleCreate, type ExampleState, type Json } from "../datasets/rules.js";
+import { nextAttachments, type AttachmentRef, type AttachmentsOperations, type AttachmentUpload } from "../datasets/attachments.js";
+import { collectBlobs, refKey, refsOf, writeBlobs, writeRefs } from "./example-attachments.js";
 
 export interface Example {
   id: string;
@@ -21,6 +23,15 @@ export interface Example {
   created_at: string;
   modified_at: string;
   runs: unknown[];
+  /** The files of this version (the API turns them into signed links). */
+  attachments: AttachmentRef[];
+}
+
+/** Files sent with a create or a change (multipart uploads). */
+export interface WithFiles {
+  attachments?: AttachmentUpload[];
+  /** Changes only: which current files to keep or rename (attachments.ts: nextAttachments). */
+  attachments_operations?: AttachmentsOperations;
 }
 
 export interface ExampleListQuery {
@@ -44,7 +55,7 @@ export interface DatasetDiff {
 
 export type MetadataOperation = { key: string; operation: "array_add" | "array_remove"; values: unknown[] };
 
-function present(r: Record<string, any>): Example {
+function present(r: Record<string, any>, files: Map<string, AttachmentRef[]>): Example {
   return {
     id: r.id,
     dataset_id: r.dataset_id,
@@ -55,6 +66,7 @@ function present(r: Record<string, any>): Example {
     created_at: new Date(r.created_at).toISOString(),
     modified_at: new Date(r.valid_from).toISOString(),
     runs: [],
+    attachments: files.get(refKey(r.id, r.valid_from)) ?? [],
   };
 }
 
@@ -65,7 +77,7 @@ export class ExampleStore {
   constructor(private readonly pool: pg.Pool) {}
 
   /** Create examples (ids must be new) at one new version of the dataset. */
-  async create(tenantId: string, datasetId: string, items: ExampleCreate[], fromRuns = new Map<string, { inputs: Json; outputs: Json | null }>()): Promise<string[]> {
+  async create(tenantId: string, datasetId: string, items: (ExampleCreate & WithFiles)[], fromRuns = new Map<string, { inputs: Json; outputs: Json | null }>()): Promise<string[]> {
     assertDistinct(items.map((i) => i.id));
     return this.write(tenantId, datasetId, async (client, version) => {
       const ids = items.map((i) => i.id);
@@ -75,17 +87,27 @@ export class ExampleStore {
         const fromRun = item.source_run_id ? fromRuns.get(item.id) : undefined;
         const state = initialState(fromRun ? { ...item, inputs: fromRun.inputs, outputs: fromRun.outputs } : item);
         await insertState(client, tenantId, datasetId, item.id, version, item.created_at ? new Date(item.created_at) : version, state);
+        const files = item.attachments ?? [];
+        await writeBlobs(client, tenantId, files);
+        await writeRefs(client, tenantId, { id: item.id, valid_from: version }, nextAttachments([], files, undefined) as AttachmentRef[]);
       }
       return ids;
     });
   }
 
   /** Change examples of the dataset (each must exist now) at one new version. */
-  async change(tenantId: string, datasetId: string, changes: ExampleChange[]): Promise<string[]> {
+  async change(tenantId: string, datasetId: string, changes: (ExampleChange & WithFiles)[]): Promise<string[]> {
     assertDistinct(changes.map((c) => c.id));
     return this.write(tenantId, datasetId, async (client, version) => {
       const current = await this.currentRows(client, tenantId, datasetId, changes.map((c) => c.id));
-      for (const c of changes) await replaceState(client, tenantId, datasetId, current.get(c.id)!, version, changedState(stateOf(current.get(c.id)!), c));
+      const files = await refsOf(client, tenantId, [...current.values()].map((r) => ({ id: r.id, valid_from: r.valid_from })));
+      for (const c of changes) {
+        const row = current.get(c.id)!;
+        const next = nextAttachments(files.get(refKey(row.id, row.valid_from)) ?? [], c.attachments ?? [], c.attachments_operations);
+        if (typeof next === "string") throw ValidationError.field(["body", `${c.id}.attachments_operations`], next);
+        await writeBlobs(client, tenantId, c.attachments ?? []);
+        await replaceState(client, tenantId, datasetId, row, version, changedState(stateOf(row), c), next);
+      }
       return changes.map((c) => c.id);
     });
   }
@@ -95,11 +117,12 @@ export class ExampleStore {
     const unique = [...new Set(ids)];
     return this.write(tenantId, datasetId, async (client, version) => {
       const current = await this.currentRows(client, tenantId, datasetId, unique);
+      const files = await refsOf(client, tenantId, [...current.values()].map((r) => ({ id: r.id, valid_from: r.valid_from })));
       for (const id of unique) {
         const row = current.get(id)!;
         const state = stateOf(row);
         const metadata = operations.reduce(applyArrayOperation, state.metadata);
-        await replaceState(client, tenantId, datasetId, row, version, { ...state, metadata });
+        await replaceState(client, tenantId, datasetId, row, version, { ...state, metadata }, files.get(refKey(row.id, row.valid_from)) ?? []);
       }
       return unique;
     });
@@ -127,13 +150,15 @@ export class ExampleStore {
         return list;
       });
     }
+    // the versions are gone with their references: so are the bytes only they used
+    if (hard) await collectBlobs(this.pool, tenantId);
   }
 
   /** One example, now or as of a moment. */
   async get(tenantId: string, id: string, asOf?: Date): Promise<Example> {
     const { rows } = await this.pool.query(`SELECT * FROM tracing_examples e WHERE e.tenant_id = $1 AND e.id = $2 AND ${validAt(3)}`, [tenantId, id, asOf ?? null]);
     if (!rows[0]) throw new NotFoundError(`Example ${id} not found${asOf ? ` as of ${asOf.toISOString()}` : ""}.`);
-    return present(rows[0]);
+    return present(rows[0], await refsOf(this.pool, tenantId, [{ id: rows[0].id, valid_from: rows[0].valid_from }]));
   }
 
   /** The dataset of an example that exists now (for changes that name only the example). */
@@ -155,7 +180,8 @@ export class ExampleStore {
        ORDER BY e.created_at, e.id LIMIT $7 OFFSET $8`,
       values,
     );
-    return rows.map(present);
+    const files = await refsOf(this.pool, tenantId, rows.map((r) => ({ id: r.id, valid_from: r.valid_from })));
+    return rows.map((r) => present(r, files));
   }
 
   /** The splits used by a dataset's examples at a version. */
@@ -236,7 +262,9 @@ async function insertState(client: pg.PoolClient, tenantId: string, datasetId: s
   );
 }
 
-async function replaceState(client: pg.PoolClient, tenantId: string, datasetId: string, row: Record<string, any>, version: Date, s: ExampleState): Promise<void> {
+/** A new version of an example, with the files it has from then on (the old version keeps its own). */
+async function replaceState(client: pg.PoolClient, tenantId: string, datasetId: string, row: Record<string, any>, version: Date, s: ExampleState, files: AttachmentRef[]): Promise<void> {
   await client.query("UPDATE tracing_examples SET valid_to = $2 WHERE id = $1 AND valid_to IS NULL", [row.id, version]);
   await insertState(client, tenantId, datasetId, row.id, version, new Date(row.created_at), s);
+  await writeRefs(client, tenantId, { id: row.id, valid_from: version }, files);
 }

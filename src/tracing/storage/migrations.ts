@@ -294,4 +294,43 @@ export const tracingMigrations: Migration[] = [
       CREATE INDEX tracing_ingest_failures_tenant ON tracing_ingest_failures (tenant_id, failed_at);
     `,
   },
+  {
+    name: "example attachments: content-addressed blobs, per-version references, a signing key",
+    sql: `
+      -- Files of examples, stored once per tenant by content (sha256): every version of every
+      -- example that has the same bytes points at one row. Bytes, never parsed or recompressed.
+      CREATE TABLE tracing_example_blobs (
+        tenant_id uuid NOT NULL,
+        sha256 text NOT NULL,
+        size bigint NOT NULL,
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant_id, sha256)
+      );
+      ALTER TABLE tracing_example_blobs ALTER COLUMN data SET STORAGE EXTERNAL;
+
+      -- The files of one version of an example (a row of tracing_examples): a new version copies
+      -- the references it keeps, so reading an old version (as_of) shows the files it had.
+      CREATE TABLE tracing_example_attachments (
+        tenant_id uuid NOT NULL,
+        example_id uuid NOT NULL,
+        valid_from timestamptz NOT NULL,
+        name text NOT NULL,
+        sha256 text NOT NULL,
+        mime_type text NOT NULL,
+        size bigint NOT NULL,
+        PRIMARY KEY (example_id, valid_from, name),
+        FOREIGN KEY (example_id, valid_from) REFERENCES tracing_examples (id, valid_from) ON DELETE CASCADE
+      );
+      CREATE INDEX tracing_example_attachments_blob ON tracing_example_attachments (tenant_id, sha256);
+
+      -- Keys for links that carry their own credential (signed attachment URLs): one per purpose,
+      -- made once, read by every replica.
+      CREATE TABLE tracing_signing_keys (
+        purpose text PRIMARY KEY,
+        secret bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
