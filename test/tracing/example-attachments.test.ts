@@ -12,7 +12,7 @@ import { Client as Client03 } from "langsmith-0-3";
 import { evaluate } from "langsmith/evaluation";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { signedQuery } from "../../src/tracing/datasets/signed-url.js";
-import { describeBackends } from "../helpers/server.js";
+import { describeBackends, eventually } from "../helpers/server.js";
 import { tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
 
 process.env.LANGSMITH_TRACING = "true";
@@ -117,6 +117,27 @@ describeBackends("example attachments through the langsmith SDK", (backend) => {
       const doc = (read as unknown as { attachments: Files }).attachments.doc!;
       expect(new TextDecoder().decode((await download(doc.presigned_url)).body)).toBe("from 0.3");
     });
+  });
+
+  it("use_source_run_attachments copies a traced run's files into the example", async () => {
+    const runId = randomUUID();
+    const form = new FormData();
+    const now = new Date().toISOString();
+    form.append(`post.${runId}`, new Blob([JSON.stringify({ id: runId, trace_id: runId, name: "shot", run_type: "chain", start_time: now, end_time: now, inputs: { q: 1 }, outputs: { a: 2 }, session_name: "att-runs" })], { type: "application/json" }));
+    form.append(`attachment.${runId}.screenshot`, new Blob([PNG], { type: "image/png" }));
+    const res = await fetch(`${server.url}/runs/multipart`, { method: "POST", body: form, headers: server.apiKey ? { "x-api-key": server.apiKey } : {} });
+    expect(res.status).toBe(202);
+    const key = server.apiKey ? { "x-api-key": server.apiKey } : undefined;
+    await eventually(async () => (await fetch(`${server.url}/runs/${runId}/attachments/screenshot`, { headers: key })).status === 200 || undefined);
+
+    const example = await client.createExample({ q: "from a run" }, { a: "x" }, { datasetId, sourceRunId: runId, useSourceRunAttachments: ["screenshot"] });
+    const shot = filesOf(example).screenshot!;
+    expect(shot.mime_type).toBe("image/png");
+    expect(Buffer.from((await download(shot.presigned_url)).body).equals(Buffer.from(PNG))).toBe(true);
+    // a file the run does not have: 404, nothing created
+    const id = randomUUID();
+    await expect(client.createExample({ q: "missing" }, {}, { datasetId, exampleId: id, sourceRunId: runId, useSourceRunAttachments: ["nope"] })).rejects.toThrow(/404/);
+    expect((await server.api(`/examples/${id}`)).status).toBe(404);
   });
 
   describe("updates and versions", () => {

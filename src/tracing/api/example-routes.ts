@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { principalOf } from "../../shared/auth/index.js";
-import { BadRequestError, NotFoundError, ValidationError } from "../../shared/errors.js";
+import { ApiError, BadRequestError, NotFoundError, ValidationError } from "../../shared/errors.js";
 import { type ApiRouter, Reply } from "../../shared/http.js";
 import { parseAsOf, type ExampleCreate } from "../datasets/rules.js";
 import * as D from "./dataset-schemas.js";
@@ -17,6 +17,7 @@ import type { DatasetDeps } from "./dataset-routes.js";
 import { readMultipartParts } from "../ingest/multipart.js";
 import { assembleExamples, type ExamplePart } from "./example-multipart.js";
 import { linker } from "./example-attachment-links.js";
+import { readAttachmentPart, type AttachmentUpload } from "../datasets/attachments.js";
 
 const tenantOf = (res: Response) => principalOf(res).tenantId;
 
@@ -32,12 +33,13 @@ export function exampleUploadRoutes(router: ApiRouter, deps: DatasetDeps, maxBod
       const withOps = parts.filter((p) => p.attachments_operations);
       if (withOps.length) throw new ValidationError(withOps.map((p) => ({ loc: ["body", `${p.id}.attachments_operations`], msg: "attachments_operations apply to changes (PATCH) of existing examples", type: "value_error" })));
       const fromRuns = await payloadsFromRuns(deps, tenant, parts);
+      const runFiles = await filesFromRuns(deps, tenant, parts);
       const missing = parts.filter((p) => !p.inputs && !fromRuns.has(p.id));
       if (missing.length) throw new BadRequestError(`examples need inputs (a part named {id}.inputs, or use_source_run_io with a source_run_id): ${missing.map((p) => p.id).join(", ")}`);
       const ids = await examples.create(
         tenant,
         params.dataset_id!,
-        parts.map((p) => ({ id: p.id, inputs: p.inputs ?? {}, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split, source_run_id: p.body.source_run_id, created_at: p.body.created_at, attachments: p.attachments })),
+        parts.map((p) => ({ id: p.id, inputs: p.inputs ?? {}, outputs: p.outputs, metadata: p.body.metadata, split: p.body.split, source_run_id: p.body.source_run_id, created_at: p.body.created_at, attachments: [...(runFiles.get(p.id) ?? []).filter((f) => !p.attachments.some((a) => a.name === f.name)), ...p.attachments] })),
         fromRuns,
       );
       return { example_ids: ids, count: ids.length };
@@ -68,6 +70,30 @@ async function payloadsFromRuns(deps: DatasetDeps, tenant: string, parts: Exampl
     const run = runs.get(p.body.source_run_id!);
     if (!run) throw new NotFoundError(`Run ${p.body.source_run_id} not found (source of example ${p.id}).`);
     out.set(p.id, run);
+  }
+  return out;
+}
+
+/**
+ * Files copied from source runs (use_source_run_attachments: names of the run's attachments), by
+ * example id; a name the run does not have is a 404, as a missing run is. An uploaded file of the
+ * same name wins.
+ */
+async function filesFromRuns(deps: DatasetDeps, tenant: string, parts: ExamplePart[]): Promise<Map<string, AttachmentUpload[]>> {
+  const out = new Map<string, AttachmentUpload[]>();
+  for (const p of parts) {
+    const names = p.body.use_source_run_attachments ?? [];
+    if (!names.length) continue;
+    if (!p.body.source_run_id) throw ValidationError.field(["body", p.id, "use_source_run_attachments"], "needs source_run_id: the run whose attachments to copy");
+    const files: AttachmentUpload[] = [];
+    for (const name of new Set(names)) {
+      const a = await deps.query.attachment(tenant, p.body.source_run_id, name);
+      const read = readAttachmentPart(name, a.content_type, a.data, deps.attachments.maxBytes);
+      if ("tooLarge" in read) throw new ApiError(413, read.tooLarge);
+      if ("issue" in read) throw ValidationError.field(["body", p.id, "use_source_run_attachments"], `${name}: ${read.issue.msg}`);
+      files.push(read.upload);
+    }
+    out.set(p.id, files);
   }
   return out;
 }
