@@ -20,6 +20,7 @@ import { datasetRoutes } from "./dataset-routes.js";
 import { comparativeRoutes } from "./comparative-routes.js";
 import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
 import { langsmithV2Routes } from "./langsmith-v2-routes.js";
+import { datasetV2Routes } from "./dataset-v2-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
 import * as Responses from "./response-schemas.js";
 
@@ -91,10 +92,13 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
 
 /**
  * LangSmith's paths carry `/api/v1` (the SDK 0.12's resource clients call `<base>/api/v1/sessions`,
- * `/api/v1/info`…): the same routes answer there. `/api/v2` has routes of its own.
+ * `/api/v1/info`…): the same routes answer there. `/api/v2` has routes of its own. The "platform"
+ * routes keep their `/v1` (`/api/v1/platform/…` is `/v1/platform/…`): the resource clients call
+ * them so, and so does the SDK's Client when its endpoint ends in `/api/v1`.
  */
 function langsmithV1Alias(req: express.Request, _res: express.Response, next: express.NextFunction): void {
-  if (req.url.startsWith("/api/v1/")) req.url = req.url.slice("/api/v1".length);
+  if (req.url.startsWith("/api/v1/platform/")) req.url = req.url.slice("/api".length);
+  else if (req.url.startsWith("/api/v1/")) req.url = req.url.slice("/api/v1".length);
   next();
 }
 
@@ -125,6 +129,7 @@ function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
   langsmithV2Routes(router, deps);
   feedbackRoutes(router, deps.feedback);
   datasetRoutes(router, deps);
+  datasetV2Routes(router, deps);
   comparativeRoutes(router, deps);
   exampleRoutes(router, deps);
 }

@@ -34,8 +34,8 @@ const TRACE_RUNS_LIMIT = 1000;
 const THREAD_STATS_TURNS = 10_000;
 
 /** Offset pages (threads, sessions) behind an opaque cursor, like the keyset ones of runs. */
-const offsetCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
-function offsetOf(cursor: string | undefined): number {
+export const offsetCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
+export function offsetOf(cursor: string | undefined): number {
   if (!cursor) return 0;
   try {
     const o = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { o?: unknown }).o;
