@@ -3097,6 +3097,7 @@ export interface operations {
                 name_contains?: string | string[];
                 reference_dataset?: string | string[];
                 reference_free?: boolean | ("true" | "false");
+                metadata?: string | string[];
                 include_stats?: boolean | ("true" | "false");
                 limit?: number;
                 offset?: number;
@@ -3956,6 +3957,8 @@ export interface operations {
                 name?: string;
                 name_contains?: string;
                 reference_dataset_id?: string | string[];
+                metadata?: string | string[];
+                filter?: string;
                 include_stats?: boolean | ("true" | "false");
                 cursor?: string;
                 page_size?: number;
