@@ -19,6 +19,7 @@ import { langsmithRoutes } from "./langsmith-routes.js";
 import { datasetRoutes } from "./dataset-routes.js";
 import { comparativeRoutes } from "./comparative-routes.js";
 import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
+import { datasetUploadRoutes } from "./dataset-upload-routes.js";
 import { langsmithV2Routes } from "./langsmith-v2-routes.js";
 import { datasetV2Routes } from "./dataset-v2-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
@@ -70,6 +71,7 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   // Example uploads are multipart too: they read their own bodies.
   const uploads = new ApiRouter();
   exampleUploadRoutes(uploads, deps, deps.options.maxBodyBytes);
+  datasetUploadRoutes(uploads, deps, deps.options.maxBodyBytes);
   uploads.mount(router);
   router.use(logRefusedIngest(deps.logger));
   router.use(OTLP_TRACE_PATHS, otlpErrorHandler);
@@ -118,6 +120,7 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   ingestDoc("patch", "/runs/:run_id", "Update one run");
   all.add({ method: "post", path: "/otel/v1/traces", tag: "Ingestion", summary: "OTLP/HTTP traces (protobuf or JSON, gzip allowed); also served at /api/v1/otel/v1/traces and /v1/traces", responses: { "200": "ExportTraceServiceResponse (partial_success lists refused spans)", "400": "Undecodable body (google.rpc.Status)", "413": "Too large", "415": "Not protobuf or JSON" } }, () => undefined);
   exampleUploadRoutes(all, deps, 0);
+  datasetUploadRoutes(all, deps, 0);
   addQueryRoutes(all, deps);
   return all;
 }
