@@ -98,6 +98,34 @@ describeBackends("evaluateComparative() against Berth", (backend) => {
     expect((await server.api(`/datasets/${fx.datasetId}/comparative?name_contains=nothing-like-it`)).body).toEqual([]);
   });
 
+  it("pairwise feedback is part of each experiment's feedback stats, exactly (SDK's listProjects and Berth's dataset experiments)", async () => {
+    const A = fx.experimentA.id;
+    const B = fx.experimentB.id;
+    // A answers right everywhere (Paris, Tokyo, Lima); B says Edo and Cusco
+    const want: Record<string, Record<string, { n: number; avg: number }>> = {
+      [A]: { correct: { n: 3, avg: 1 }, brevity: { n: 3, avg: (5 + 5 + 6) / 3 } },
+      [B]: { correct: { n: 3, avg: 1 / 3 }, brevity: { n: 3, avg: (5 + 7 + 5) / 3 } },
+    };
+    const check = (id: string, stats: Record<string, { n: number; avg: number | null; values: Record<string, number> }>) => {
+      expect(Object.keys(stats).sort()).toEqual(["brevity", "correct"]);
+      for (const [key, { n, avg }] of Object.entries(want[id]!)) {
+        expect(stats[key]!.n).toBe(n);
+        expect(stats[key]!.avg).toBeCloseTo(avg, 10);
+        expect(stats[key]!.values).toEqual({});
+      }
+    };
+    const listed = await all(client.listProjects({ referenceDatasetId: fx.datasetId, includeStats: true }));
+    expect(listed.map((p) => p.id).sort()).toEqual([A, B].sort());
+    for (const p of listed) check(p.id, p.feedback_stats as never);
+    for (const id of [A, B]) check(id, (await client.readProject({ projectId: id, includeStats: true })).feedback_stats as never);
+    const v2 = await all(client.sessions.listV2({ reference_dataset_id: [fx.datasetId], include_stats: true }));
+    expect(v2.map((p) => p.id).sort()).toEqual([A, B].sort());
+    for (const p of v2) check(p.id, p.feedback_stats as never);
+    const { body } = await server.api(`/datasets/${fx.datasetId}/experiments`);
+    expect(body.experiments.map((e: { id: string }) => e.id).sort()).toEqual([A, B].sort());
+    for (const e of body.experiments) check(e.id, e.stats.feedback_stats);
+  });
+
   it("groups feedback by feedback_group_id when the client sends one (the Python SDK does)", async () => {
     const [runA] = await all(client.listRuns({ projectId: fx.experimentA.id, isRoot: true, limit: 1 }));
     const runB = (await all(client.listRuns({ projectId: fx.experimentB.id, isRoot: true }))).find((r) => r.reference_example_id === runA!.reference_example_id)!;

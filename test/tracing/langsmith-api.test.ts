@@ -109,6 +109,26 @@ describeBackends("LangSmith API through the langsmith SDK", (backend) => {
     expect(traced.total_tokens).toBe(20);
   });
 
+  it("listProjects filters by metadata: a JSON object each listed project's metadata contains", async () => {
+    const prefix = `projmeta-${randomUUID().slice(0, 8)}`;
+    const red = await client.createProject({ projectName: `${prefix}-red`, metadata: { team: "red", tier: 1 } });
+    const blue = await client.createProject({ projectName: `${prefix}-blue`, metadata: { team: "blue" } });
+    const ids = async (metadata: Record<string, unknown>) => (await all(client.listProjects({ nameContains: prefix, metadata }))).map((p) => p.id).sort();
+    expect(await ids({ team: "red" })).toEqual([red.id]);
+    expect(await ids({ team: "red", tier: 1 })).toEqual([red.id]);
+    expect(await ids({ team: "blue" })).toEqual([blue.id]);
+    expect(await ids({ team: "green" })).toEqual([]);
+    expect(await ids({})).toEqual([red.id, blue.id].sort());
+    expect((await all(client.listProjects({ name: `${prefix}-blue`, metadata: { team: "red" } }))).map((p) => p.id)).toEqual([]);
+    const bad = await server.api(`/sessions?metadata=${encodeURIComponent("[1]")}`);
+    expect(bad.status).toBe(422);
+    // the same filter through the 0.12 resource client
+    const v2 = async (q: Parameters<Client["sessions"]["listV2"]>[0]) => (await all(client.sessions.listV2(q))).map((p) => p.id).sort();
+    expect(await v2({ name_contains: prefix, metadata: JSON.stringify({ team: "red" }) })).toEqual([red.id]);
+    expect(await v2({ name: `${prefix}-red`, metadata: JSON.stringify({ team: "blue" }) })).toEqual([]);
+    await expect(v2({ filter: 'eq(name, "x")' })).rejects.toMatchObject({ status: 400 });
+  });
+
   it("listRuns: the SDK's filters and filter expressions", async () => {
     const names = async (props: Parameters<Client["listRuns"]>[0]) => (await all(client.listRuns({ projectName, ...props }))).map((r) => r.name).sort();
     expect(await names({ isRoot: true })).toEqual(["pipeline", "turn", "turn"]);

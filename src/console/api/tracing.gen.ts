@@ -262,6 +262,23 @@ export interface paths {
         patch: operations["patchV1PlatformDatasetsDatasetIdExamples"];
         trace?: never;
     };
+    "/datasets/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a dataset from a CSV file (multipart: file, input_keys, output_keys, name, description, data_type); one example per row, cells as strings */
+        post: operations["postDatasetsUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects": {
         parameters: {
             query?: never;
@@ -869,7 +886,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Add or remove values of array metadata keys (splits: dataset_split) on examples */
+        /** Apply metadata changes (SET, ARRAY_ADD, ARRAY_REMOVE; splits: dataset_split) to examples together, at one new version (client.datasets.examples.updateMetadata); examples not in the dataset are skipped */
         patch: operations["patchV1PlatformDatasetsDatasetIdExamplesMetadata"];
         trace?: never;
     };
@@ -884,6 +901,40 @@ export interface paths {
         get: operations["getDatasetsDatasetIdExperiments"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Datasets in cursor pages, sorted as asked (client.datasets.listV2); `name` matches exactly, `metadata` is a JSON object the dataset's metadata contains */
+        get: operations["getApiV2Datasets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/datasets/{dataset_id}/experiment-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A page of the dataset's current examples (oldest first, or by an experiment's feedback score with `sort`), each with its root runs in the experiments asked for (client.datasets.experimentRuns.query). `filters` maps an experiment id to filter expressions its runs must match; `selects` picks run fields (default: id); with `comparative_experiment_id` the runs' feedback_stats count only that comparison's feedback */
+        post: operations["postApiV2DatasetsDatasetIdExperimentRuns"];
         delete?: never;
         options?: never;
         head?: never;
@@ -990,6 +1041,23 @@ export interface paths {
         /** Delete examples; hard_delete removes every version of them */
         post: operations["postV1PlatformDatasetsExamplesDelete"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/datasets/{dataset_id}/examples/{example_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one example of a dataset (client.datasets.examples.delete); soft, and done at once if it already was */
+        delete: operations["deleteV1PlatformDatasetsDatasetIdExamplesExampleId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1106,6 +1174,10 @@ export interface components {
             as_of: string;
             tags: string[];
         };
+        DatasetsPageV2: {
+            items: components["schemas"]["Dataset"][];
+            next_cursor: string | null;
+        };
         ErrorDetail: {
             detail: string;
         };
@@ -1138,9 +1210,36 @@ export interface components {
                 };
             } | null;
         };
+        ExampleMetadataStatuses: {
+            statuses: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "UPDATED" | "NOT_FOUND";
+                description?: string;
+            }[];
+        };
+        ExampleWithExperimentRuns: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            dataset_id: string;
+            runs: ({
+                /** Format: uuid */
+                id: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
         ExamplesWritten: {
             example_ids: string[];
             count: number;
+        };
+        ExperimentRunsPage: {
+            items: components["schemas"]["ExampleWithExperimentRuns"][];
+            next_cursor: string | null;
         };
         Feedback: {
             /** Format: uuid */
@@ -2665,6 +2764,62 @@ export interface operations {
             };
         };
     };
+    postDatasetsUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Bad CSV or form */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not multipart */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
     getProjects: {
         parameters: {
             query?: {
@@ -3094,6 +3249,7 @@ export interface operations {
                 name_contains?: string | string[];
                 reference_dataset?: string | string[];
                 reference_free?: boolean | ("true" | "false");
+                metadata?: string | string[];
                 include_stats?: boolean | ("true" | "false");
                 limit?: number;
                 offset?: number;
@@ -3953,6 +4109,8 @@ export interface operations {
                 name?: string;
                 name_contains?: string;
                 reference_dataset_id?: string | string[];
+                metadata?: string | string[];
+                filter?: string;
                 include_stats?: boolean | ("true" | "false");
                 cursor?: string;
                 page_size?: number;
@@ -4631,22 +4789,35 @@ export interface operations {
             content: {
                 "application/json": {
                     example_ids: string[];
-                    operations: {
+                    operations: ({
                         key: string;
                         operation: string;
-                        values: unknown[];
-                    }[];
+                        value: unknown;
+                    } | {
+                        key: string;
+                        operation: string;
+                        values: (string | number | boolean)[];
+                    })[];
                 };
             };
         };
         responses: {
-            /** @description Success */
-            200: {
+            /** @description One status per example asked for, in request order: UPDATED or NOT_FOUND */
+            207: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExamplesWritten"];
+                    "application/json": components["schemas"]["ExampleMetadataStatuses"];
+                };
+            };
+            /** @description Dataset not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation error */
@@ -4681,6 +4852,126 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DatasetExperiments"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getApiV2Datasets: {
+        parameters: {
+            query?: {
+                id?: string | string[];
+                data_type?: ("kv" | "llm" | "chat") | ("kv" | "llm" | "chat")[];
+                name?: string | string[];
+                name_contains?: string | string[];
+                metadata?: string | string[];
+                sort_by?: ("name" | "created_at" | "last_session_start_time" | "example_count" | "session_count" | "modified_at") | ("name" | "created_at" | "last_session_start_time" | "example_count" | "session_count" | "modified_at")[];
+                sort_order?: ("asc" | "desc") | ("asc" | "desc")[];
+                exclude?: "example_count" | "example_count"[];
+                exclude_corrections_datasets?: boolean | ("true" | "false");
+                tag_value_id?: string | string[];
+                cursor?: string | string[];
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetsPageV2"];
+                };
+            };
+            /** @description tag_value_id (Berth has no resource tags) or a bad cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    postApiV2DatasetsDatasetIdExperimentRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    experiment_ids: string[];
+                    example_ids?: string[];
+                    filters?: {
+                        [key: string]: string[];
+                    };
+                    selects?: ("ID" | "NAME" | "RUN_TYPE" | "STATUS" | "START_TIME" | "END_TIME" | "LATENCY_SECONDS" | "FIRST_TOKEN_TIME" | "ERROR" | "ERROR_PREVIEW" | "EXTRA" | "METADATA" | "EVENTS" | "INPUTS" | "INPUTS_PREVIEW" | "OUTPUTS" | "OUTPUTS_PREVIEW" | "MANIFEST" | "PARENT_RUN_ID" | "PARENT_RUN_IDS" | "PROJECT_ID" | "TRACE_ID" | "THREAD_ID" | "DOTTED_ORDER" | "IS_ROOT" | "REFERENCE_EXAMPLE_ID" | "REFERENCE_DATASET_ID" | "TOTAL_TOKENS" | "PROMPT_TOKENS" | "COMPLETION_TOKENS" | "TOTAL_COST" | "PROMPT_COST" | "COMPLETION_COST" | "PROMPT_TOKEN_DETAILS" | "COMPLETION_TOKEN_DETAILS" | "PROMPT_COST_DETAILS" | "COMPLETION_COST_DETAILS" | "PRICE_MODEL_ID" | "TAGS" | "APP_PATH" | "ATTACHMENTS" | "THREAD_EVALUATION_TIME" | "IS_IN_DATASET" | "LAST_QUEUED_AT" | "SHARE_URL" | "FEEDBACK_STATS" | "LS_USER_ID")[];
+                    sort?: {
+                        by: string;
+                        order?: string;
+                    };
+                    /** Format: uuid */
+                    comparative_experiment_id?: string;
+                    cursor?: string;
+                    /** @default 100 */
+                    page_size?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRunsPage"];
+                };
+            };
+            /** @description An experiment of another dataset, a filter for one not asked for, sort over several experiments, a bad expression or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description No such dataset, experiment or comparison */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation error */
@@ -5117,6 +5408,45 @@ export interface operations {
                 content?: never;
             };
             /** @description An example was not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteV1PlatformDatasetsDatasetIdExamplesExampleId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: string;
+                example_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or already deleted) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such dataset, or the dataset never had the example */
             404: {
                 headers: {
                     [name: string]: unknown;

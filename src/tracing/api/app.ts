@@ -19,7 +19,9 @@ import { langsmithRoutes } from "./langsmith-routes.js";
 import { datasetRoutes } from "./dataset-routes.js";
 import { comparativeRoutes } from "./comparative-routes.js";
 import { exampleRoutes, exampleUploadRoutes } from "./example-routes.js";
+import { datasetUploadRoutes } from "./dataset-upload-routes.js";
 import { langsmithV2Routes } from "./langsmith-v2-routes.js";
+import { datasetV2Routes } from "./dataset-v2-routes.js";
 import { publicRoutes, sdkSharedRunsUrl } from "./public-routes.js";
 import { exampleAttachmentRoutes } from "./example-attachment-links.js";
 import * as Responses from "./response-schemas.js";
@@ -71,6 +73,7 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   // Example uploads are multipart too: they read their own bodies.
   const uploads = new ApiRouter();
   exampleUploadRoutes(uploads, deps, deps.options.maxBodyBytes);
+  datasetUploadRoutes(uploads, deps, deps.options.maxBodyBytes);
   uploads.mount(router);
   router.use(logRefusedIngest(deps.logger));
   router.use(OTLP_TRACE_PATHS, otlpErrorHandler);
@@ -93,10 +96,13 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
 
 /**
  * LangSmith's paths carry `/api/v1` (the SDK 0.12's resource clients call `<base>/api/v1/sessions`,
- * `/api/v1/info`…): the same routes answer there. `/api/v2` has routes of its own.
+ * `/api/v1/info`…): the same routes answer there. `/api/v2` has routes of its own. The "platform"
+ * routes keep their `/v1` (`/api/v1/platform/…` is `/v1/platform/…`): the resource clients call
+ * them so, and so does the SDK's Client when its endpoint ends in `/api/v1`.
  */
 function langsmithV1Alias(req: express.Request, _res: express.Response, next: express.NextFunction): void {
-  if (req.url.startsWith("/api/v1/")) req.url = req.url.slice("/api/v1".length);
+  if (req.url.startsWith("/api/v1/platform/")) req.url = req.url.slice("/api".length);
+  else if (req.url.startsWith("/api/v1/")) req.url = req.url.slice("/api/v1".length);
   next();
 }
 
@@ -116,6 +122,7 @@ function withQueryRoutes(system: ApiRouter, deps: QueryDeps): ApiRouter {
   ingestDoc("patch", "/runs/:run_id", "Update one run");
   all.add({ method: "post", path: "/otel/v1/traces", tag: "Ingestion", summary: "OTLP/HTTP traces (protobuf or JSON, gzip allowed); also served at /api/v1/otel/v1/traces and /v1/traces", responses: { "200": "ExportTraceServiceResponse (partial_success lists refused spans)", "400": "Undecodable body (google.rpc.Status)", "413": "Too large", "415": "Not protobuf or JSON" } }, () => undefined);
   exampleUploadRoutes(all, deps, 0);
+  datasetUploadRoutes(all, deps, 0);
   addQueryRoutes(all, deps);
   return all;
 }
@@ -127,6 +134,7 @@ function addQueryRoutes(router: ApiRouter, deps: QueryDeps): void {
   langsmithV2Routes(router, deps);
   feedbackRoutes(router, deps.feedback);
   datasetRoutes(router, deps);
+  datasetV2Routes(router, deps);
   comparativeRoutes(router, deps);
   exampleRoutes(router, deps);
 }

@@ -80,15 +80,25 @@ export function datasetRoutes(router: ApiRouter, deps: DatasetDeps): void {
   });
 
   router.add({ method: "put", path: "/datasets/:dataset_id/splits", tag: "Datasets", summary: "Add examples to a split, or remove them from it (older SDKs)", uuidParams: ["dataset_id"], body: D.splitsBody, response: D.ExamplesWritten }, async ({ params, body, res }) => {
-    const ids = await examples.operateOnMetadata(tenantOf(res), params.dataset_id!, body.examples, [{ key: "dataset_split", operation: body.remove ? "array_remove" : "array_add", values: [body.split_name] }]);
+    const done = await examples.operateOnMetadata(tenantOf(res), params.dataset_id!, body.examples, [{ key: "dataset_split", operation: body.remove ? "array_remove" : "array_add", values: [body.split_name] }]);
+    const ids = [...new Set(done.map((s) => s.id))];
     return { example_ids: ids, count: ids.length };
   });
 
   router.add(
-    { method: "patch", path: "/v1/platform/datasets/:dataset_id/examples/metadata", tag: "Datasets", summary: "Add or remove values of array metadata keys (splits: dataset_split) on examples", uuidParams: ["dataset_id"], body: D.metadataOperationsBody, response: D.ExamplesWritten },
+    {
+      method: "patch",
+      path: "/v1/platform/datasets/:dataset_id/examples/metadata",
+      tag: "Datasets",
+      summary: "Apply metadata changes (SET, ARRAY_ADD, ARRAY_REMOVE; splits: dataset_split) to examples together, at one new version (client.datasets.examples.updateMetadata); examples not in the dataset are skipped",
+      uuidParams: ["dataset_id"],
+      body: D.metadataOperationsBody,
+      response: D.MetadataStatuses,
+      responses: { "207": "One status per example asked for, in request order: UPDATED or NOT_FOUND", "404": "Dataset not found" },
+    },
     async ({ params, body, res }) => {
-      const ids = await examples.operateOnMetadata(tenantOf(res), params.dataset_id!, body.example_ids, body.operations);
-      return { example_ids: ids, count: ids.length };
+      const statuses = await examples.operateOnMetadata(tenantOf(res), params.dataset_id!, body.example_ids, body.operations, true);
+      return new Reply(207, { statuses: statuses.map((s) => (s.status === "UPDATED" ? s : { ...s, description: "not in the dataset, or deleted" })) });
     },
   );
 

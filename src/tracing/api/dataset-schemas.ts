@@ -4,6 +4,7 @@
  * set"; lists arrive as repeated query parameters; unknown keys are ignored, as LangSmith does.
  */
 import { z } from "zod";
+import { isSplitValue } from "../datasets/rules.js";
 
 const uuid = z.guid();
 const record = z.record(z.string(), z.unknown());
@@ -12,7 +13,7 @@ const many = <T extends z.ZodType>(item: T) => z.union([item.transform((v) => [v
 const one = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).transform((v) => v[0])]);
 const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO 8601 timestamp");
 /** A JSON object given in a query parameter (`metadata={"k":"v"}`). */
-const jsonObjectParam = one(z.string().max(10_000)).transform((s, ctx) => {
+export const jsonObjectParam = one(z.string().max(10_000)).transform((s, ctx) => {
   try {
     const v: unknown = JSON.parse(s);
     if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
@@ -67,18 +68,24 @@ export const tagBody = z.object({ as_of: timestamp, tag: z.string().min(1).max(2
 
 export const splitsBody = z.object({ split_name: z.string().min(1).max(256), examples: z.array(uuid).max(10_000), remove: z.boolean().nullish() });
 
+/** LangSmith's limits on a bulk metadata change: 10 000 examples, 50 operations (10 of them array ones). */
+const metadataKey = z.string().min(1).refine((k) => Buffer.byteLength(k) <= 255, "at most 255 bytes");
+const arrayValue = z.string().refine((v) => Buffer.byteLength(v) <= 255, "at most 255 bytes");
+const operationName = z.string().transform((s) => s.toLowerCase());
 export const metadataOperationsBody = z.object({
   example_ids: z.array(uuid).min(1).max(10_000),
   operations: z
     .array(
-      z.object({
-        key: z.string().min(1).max(256),
-        operation: z.string().transform((s) => s.toLowerCase()).pipe(z.enum(["array_add", "array_remove"])),
-        values: z.array(z.unknown()).max(1000),
-      }),
+      z.union([
+        z.object({ key: metadataKey, operation: operationName.pipe(z.literal("set")), value: z.unknown().refine((v) => Buffer.byteLength(JSON.stringify(v ?? null)) <= 65_536, "at most 64 KB") }),
+        // older SDKs sent any JSON value to add or remove; the documented form is strings
+        z.object({ key: metadataKey, operation: operationName.pipe(z.enum(["array_add", "array_remove"])), values: z.array(z.union([arrayValue, z.number(), z.boolean()])).max(1000) }),
+      ]),
     )
     .min(1)
-    .max(100),
+    .max(50)
+    .refine((ops) => ops.filter((o) => o.operation !== "set").length <= 10, "at most 10 array operations")
+    .refine((ops) => ops.every((o) => o.operation !== "set" || o.key !== "dataset_split" || isSplitValue(o.value)), "SET of dataset_split takes a split name or a list of them"),
 });
 
 export const exampleListQuery = z.object({
@@ -174,3 +181,7 @@ export const DatasetDiff = z
   .meta({ id: "DatasetDiff" });
 
 export const ExamplesWritten = z.object({ example_ids: z.array(uuid), count: z.number().int() }).meta({ id: "ExamplesWritten" });
+
+export const MetadataStatuses = z
+  .object({ statuses: z.array(z.object({ id: uuid, status: z.enum(["UPDATED", "NOT_FOUND"]), description: z.string().optional() })) })
+  .meta({ id: "ExampleMetadataStatuses" });

@@ -150,6 +150,14 @@ export function exampleRoutes(router: ApiRouter, deps: DatasetDeps): void {
     return Reply.noContent();
   });
 
+  router.add(
+    { method: "delete", path: "/v1/platform/datasets/:dataset_id/examples/:example_id", tag: "Examples", summary: "Delete one example of a dataset (client.datasets.examples.delete); soft, and done at once if it already was", uuidParams: ["dataset_id", "example_id"], responses: { "204": "Deleted (or already deleted)", "404": "No such dataset, or the dataset never had the example" } },
+    async ({ params, res }) => {
+      await examples.deleteInDataset(tenantOf(res), params.dataset_id!, params.example_id!);
+      return Reply.noContent();
+    },
+  );
+
   router.add({ method: "get", path: "/examples/:example_id", tag: "Examples", summary: "One example, now or at a version (`as_of`), with that version's files as signed links", uuidParams: ["example_id"], query: D.asOfQuery, response: D.Example }, async ({ params, query: q, req, res }) => {
     const tenant = tenantOf(res);
     const asOf = parseAsOf(q.as_of);

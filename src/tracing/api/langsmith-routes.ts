@@ -90,10 +90,11 @@ export function langsmithRoutes(router: ApiRouter, deps: QueryDeps): void {
     const tenant = tenantOf(res);
     if (q.name !== undefined) {
       const p = await projects.findByName(tenant, q.name);
-      return withStats(p && (!q.id || q.id.includes(p.id)) && q.offset === 0 ? [p] : []);
+      const hit = p && (!q.id || q.id.includes(p.id)) && q.offset === 0 ? [p] : [];
+      return withStats(hit[0] && q.metadata ? await projects.list(tenant, { ids: [hit[0].id], metadata: q.metadata, limit: 1, offset: 0 }) : hit);
     }
     return withStats(
-      await projects.list(tenant, { nameContains: q.name_contains, ids: q.id, referenceDatasetId: q.reference_dataset, referenceFree: q.reference_free, limit: q.limit, offset: q.offset }),
+      await projects.list(tenant, { nameContains: q.name_contains, ids: q.id, referenceDatasetId: q.reference_dataset, referenceFree: q.reference_free, metadata: q.metadata, limit: q.limit, offset: q.offset }),
     );
   });
 

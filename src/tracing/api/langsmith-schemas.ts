@@ -4,6 +4,7 @@
  * repeated query parameter or a single one. Unknown keys are ignored, as LangSmith does.
  */
 import { z } from "zod";
+import { jsonObjectParam } from "./dataset-schemas.js";
 
 const uuid = z.guid();
 const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO 8601 timestamp");
@@ -19,6 +20,7 @@ export const sessionListQuery = z.object({
   name_contains: one(z.string()).optional(),
   reference_dataset: one(uuid).optional(),
   reference_free: bool.optional(),
+  metadata: jsonObjectParam.optional(),
   include_stats: bool.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(100),
   offset: z.coerce.number().int().min(0).default(0),

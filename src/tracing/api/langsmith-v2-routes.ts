@@ -34,8 +34,8 @@ const TRACE_RUNS_LIMIT = 1000;
 const THREAD_STATS_TURNS = 10_000;
 
 /** Offset pages (threads, sessions) behind an opaque cursor, like the keyset ones of runs. */
-const offsetCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
-function offsetOf(cursor: string | undefined): number {
+export const offsetCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
+export function offsetOf(cursor: string | undefined): number {
   if (!cursor) return 0;
   try {
     const o = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { o?: unknown }).o;
@@ -279,13 +279,15 @@ export function langsmithV2Routes(router: ApiRouter, deps: QueryDeps): void {
     async ({ query: q, res }) => {
       const tenant = tenantOf(res);
       if ((q.reference_dataset_id?.length ?? 0) > 1) throw new BadRequestError("reference_dataset_id: give one dataset");
+      if (q.filter !== undefined) throw new BadRequestError("filter: filter expressions on projects are not supported by Berth; use name, name_contains, id, metadata or reference_dataset_id");
       const offset = offsetOf(q.cursor);
       let list;
       if (q.name !== undefined) {
         const p = await projects.findByName(tenant, q.name);
         list = p && (!q.id || q.id.includes(p.id)) && offset === 0 ? [p] : [];
+        if (list[0] && q.metadata) list = await projects.list(tenant, { ids: [list[0].id], metadata: q.metadata, limit: 1, offset: 0 });
       } else {
-        list = await projects.list(tenant, { nameContains: q.name_contains, ids: q.id, referenceDatasetId: q.reference_dataset_id?.[0], limit: q.page_size + 1, offset });
+        list = await projects.list(tenant, { nameContains: q.name_contains, ids: q.id, referenceDatasetId: q.reference_dataset_id?.[0], metadata: q.metadata, limit: q.page_size + 1, offset });
       }
       const items = await sessionsWithStats(deps, list.slice(0, q.page_size));
       return { items, next_cursor: list.length > q.page_size ? offsetCursor(offset + q.page_size) : null };

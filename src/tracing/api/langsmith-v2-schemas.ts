@@ -5,6 +5,7 @@
  * are `page_size` + an opaque `cursor`. Unknown keys are ignored, as LangSmith does.
  */
 import { z } from "zod";
+import { jsonObjectParam } from "./dataset-schemas.js";
 import { V2_RUN_FIELDS } from "../query/langsmith-run-v2.js";
 
 const uuid = z.guid();
@@ -96,6 +97,8 @@ export const sessionsListQuery = z.object({
   name: z.string().optional(),
   name_contains: z.string().optional(),
   reference_dataset_id: many(uuid).optional(),
+  metadata: jsonObjectParam.optional(),
+  filter: z.string().optional(),
   include_stats: bool.optional(),
   cursor: z.string().optional(),
   page_size: pageSize,

@@ -67,17 +67,35 @@ export function changedState(current: ExampleState, c: ExampleChange): ExampleSt
   };
 }
 
-/** Bulk metadata operations (`PATCH …/examples/metadata`): add or remove values of an array key. */
-export function applyArrayOperation(metadata: Json, op: { key: string; operation: "array_add" | "array_remove"; values: unknown[] }): Json {
+/**
+ * One bulk metadata change (`PATCH …/examples/metadata`): `set` replaces the value at a key;
+ * `array_add`/`array_remove` add values to, or remove them from, the list at a key.
+ */
+export type MetadataOperation = { key: string; operation: "set"; value: unknown } | { key: string; operation: "array_add" | "array_remove"; values: unknown[] };
+
+/**
+ * Apply one metadata operation. As LangSmith documents it: for array operations a missing or
+ * non-list value starts as an empty list, except `dataset_split`, which starts as the base split.
+ * An example is always in a split: emptying (or setting to nothing) its splits puts it in "base".
+ */
+export function applyMetadataOperation(metadata: Json, op: MetadataOperation): Json {
+  if (op.operation === "set") {
+    if (op.key !== SPLIT_KEY) return { ...metadata, [op.key]: op.value };
+    return { ...metadata, [SPLIT_KEY]: splitList(op.value as string | string[] | null) ?? [DEFAULT_SPLIT] };
+  }
   const raw = metadata[op.key];
-  const list = Array.isArray(raw) ? [...raw] : raw === undefined || raw === null ? [] : [raw];
+  const list = Array.isArray(raw) ? [...raw] : op.key === SPLIT_KEY ? [DEFAULT_SPLIT] : [];
   const has = (v: unknown) => list.some((x) => JSON.stringify(x) === JSON.stringify(v));
   if (op.operation === "array_add") for (const v of op.values) if (!has(v)) list.push(v);
   const next = op.operation === "array_remove" ? list.filter((x) => !op.values.some((v) => JSON.stringify(v) === JSON.stringify(x))) : list;
   const out = { ...metadata, [op.key]: next };
-  // an example is always in a split: removing its last one puts it back in "base"
   if (op.key === SPLIT_KEY && next.length === 0) out[SPLIT_KEY] = [DEFAULT_SPLIT];
   return out;
+}
+
+/** Whether a SET of `dataset_split` names splits (a string or a list of strings); other values are refused. */
+export function isSplitValue(v: unknown): boolean {
+  return v === null || typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string"));
 }
 
 /** What an `as_of` names: the latest version, a moment, or a tag. */

@@ -50,10 +50,19 @@ export interface DatasetListQuery {
   name?: string;
   nameContains?: string;
   dataType?: string;
+  /** Any of these data types (v2's repeated `data_type`). */
+  dataTypes?: string[];
   metadata?: Json;
+  /** Default: newest first. */
+  sortBy?: DatasetSortColumn;
+  desc?: boolean;
   limit: number;
   offset: number;
 }
+
+/** The columns a dataset list may be sorted by (LangSmith's `SortByDatasetColumn`). */
+export const DATASET_SORT_COLUMNS = ["name", "created_at", "last_session_start_time", "example_count", "session_count", "modified_at"] as const;
+export type DatasetSortColumn = (typeof DATASET_SORT_COLUMNS)[number];
 
 /** A dataset version: the moment of a change, and the tags naming it. */
 export interface DatasetVersion {
@@ -123,12 +132,16 @@ export class DatasetStore {
   }
 
   async list(tenantId: string, q: DatasetListQuery): Promise<Dataset[]> {
+    // the column name comes from a fixed list, never from the request text
+    const sortBy: DatasetSortColumn = q.sortBy && DATASET_SORT_COLUMNS.includes(q.sortBy) ? q.sortBy : "created_at";
+    const dir = (q.desc ?? true) ? "DESC" : "ASC";
     const { rows } = await this.pool.query(
-      `${SELECT} WHERE d.tenant_id = $1 AND ($2::uuid[] IS NULL OR d.id = ANY($2)) AND ($3::text IS NULL OR d.name = $3)
+      `SELECT * FROM (${SELECT} WHERE d.tenant_id = $1 AND ($2::uuid[] IS NULL OR d.id = ANY($2)) AND ($3::text IS NULL OR d.name = $3)
          AND ($4::text IS NULL OR d.name ILIKE $4)
          AND ($5::text IS NULL OR d.data_type = $5) AND ($6::jsonb IS NULL OR d.extra->'metadata' @> $6)
-       ORDER BY d.created_at DESC, d.id LIMIT $7 OFFSET $8`,
-      [tenantId, q.ids ?? null, q.name ?? null, q.nameContains === undefined ? null : containsPattern(q.nameContains), q.dataType ?? null, q.metadata ? JSON.stringify(q.metadata) : null, q.limit, q.offset],
+         AND ($9::text[] IS NULL OR d.data_type = ANY($9))) d
+       ORDER BY d.${sortBy} ${dir} NULLS LAST, d.id ${dir} LIMIT $7 OFFSET $8`,
+      [tenantId, q.ids ?? null, q.name ?? null, q.nameContains === undefined ? null : containsPattern(q.nameContains), q.dataType ?? null, q.metadata ? JSON.stringify(q.metadata) : null, q.limit, q.offset, q.dataTypes ?? null],
     );
     return rows.map(present);
   }

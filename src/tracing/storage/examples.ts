@@ -9,7 +9,7 @@ import type pg from "pg";
 import { withTransaction } from "../../shared/db/index.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from "../../shared/errors.js";
 import { exampleFilterSql } from "../query/filter.js";
-import { applyArrayOperation, changedState, initialState, SPLIT_KEY, type ExampleChange, type ExampleCreate, type ExampleState, type Json } from "../datasets/rules.js";
+import { applyMetadataOperation, changedState, initialState, SPLIT_KEY, type ExampleChange, type ExampleCreate, type ExampleState, type Json, type MetadataOperation } from "../datasets/rules.js";
 import { nextAttachments, type AttachmentRef, type AttachmentsOperations, type AttachmentUpload } from "../datasets/attachments.js";
 import { collectBlobs, refKey, refsOf, writeBlobs, writeRefs } from "./example-attachments.js";
 
@@ -53,7 +53,10 @@ export interface DatasetDiff {
   examples_removed: string[];
 }
 
-export type MetadataOperation = { key: string; operation: "array_add" | "array_remove"; values: unknown[] };
+export type { MetadataOperation };
+
+/** What a bulk metadata change did to each example asked for, in request order. */
+export type MetadataStatus = { id: string; status: "UPDATED" | "NOT_FOUND" };
 
 function present(r: Record<string, any>, files: Map<string, AttachmentRef[]>): Example {
   return {
@@ -112,20 +115,48 @@ export class ExampleStore {
     });
   }
 
-  /** Apply array operations on metadata keys (splits) to examples of the dataset, at one new version. */
-  async operateOnMetadata(tenantId: string, datasetId: string, ids: string[], operations: MetadataOperation[]): Promise<string[]> {
+  /**
+   * Apply metadata operations (splits: `dataset_split`) to examples of the dataset, together at one
+   * new version. `skipMissing`: examples not current in the dataset are left out and reported
+   * NOT_FOUND (LangSmith's bulk endpoint); otherwise any of them fails the whole change with a 404.
+   */
+  async operateOnMetadata(tenantId: string, datasetId: string, ids: string[], operations: MetadataOperation[], skipMissing = false): Promise<MetadataStatus[]> {
     const unique = [...new Set(ids)];
-    return this.write(tenantId, datasetId, async (client, version) => {
-      const current = await this.currentRows(client, tenantId, datasetId, unique);
+    const found = await this.write(tenantId, datasetId, async (client, version) => {
+      const current = await this.currentRows(client, tenantId, datasetId, unique, skipMissing);
       const files = await refsOf(client, tenantId, [...current.values()].map((r) => ({ id: r.id, valid_from: r.valid_from })));
-      for (const id of unique) {
-        const row = current.get(id)!;
+      for (const row of current.values()) {
         const state = stateOf(row);
-        const metadata = operations.reduce(applyArrayOperation, state.metadata);
+        const metadata = operations.reduce(applyMetadataOperation, state.metadata);
         await replaceState(client, tenantId, datasetId, row, version, { ...state, metadata }, files.get(refKey(row.id, row.valid_from)) ?? []);
       }
-      return unique;
+      return current;
     });
+    return ids.map((id) => ({ id, status: found.has(id) ? "UPDATED" : "NOT_FOUND" }));
+  }
+
+  /**
+   * Soft-delete one example of a dataset (LangSmith's per-dataset delete). Deleting an example
+   * already deleted succeeds without a new version; one the dataset never had is a 404.
+   */
+  async deleteInDataset(tenantId: string, datasetId: string, id: string): Promise<void> {
+    const { rows } = await this.pool.query<{ current: boolean }>(
+      "SELECT bool_or(valid_to IS NULL) AS current FROM tracing_examples WHERE tenant_id = $1 AND dataset_id = $2 AND id = $3 HAVING count(*) > 0",
+      [tenantId, datasetId, id],
+    );
+    if (!rows[0]) {
+      await this.assertDataset(tenantId, datasetId);
+      throw new NotFoundError(`Example ${id} not found in dataset ${datasetId}.`);
+    }
+    if (!rows[0].current) return;
+    await this.write(tenantId, datasetId, (client, version) =>
+      client.query("UPDATE tracing_examples SET valid_to = $3 WHERE tenant_id = $1 AND id = $2 AND valid_to IS NULL", [tenantId, id, version]),
+    );
+  }
+
+  private async assertDataset(tenantId: string, datasetId: string): Promise<void> {
+    const { rowCount } = await this.pool.query("SELECT 1 FROM tracing_datasets WHERE tenant_id = $1 AND id = $2", [tenantId, datasetId]);
+    if (!rowCount) throw new NotFoundError(`Dataset ${datasetId} not found.`);
   }
 
   /**
@@ -234,11 +265,11 @@ export class ExampleStore {
     });
   }
 
-  private async currentRows(client: pg.PoolClient, tenantId: string, datasetId: string, ids: string[]): Promise<Map<string, Record<string, any>>> {
+  private async currentRows(client: pg.PoolClient, tenantId: string, datasetId: string, ids: string[], skipMissing = false): Promise<Map<string, Record<string, any>>> {
     const { rows } = await client.query("SELECT * FROM tracing_examples WHERE tenant_id = $1 AND dataset_id = $2 AND id = ANY($3::uuid[]) AND valid_to IS NULL FOR UPDATE", [tenantId, datasetId, ids]);
     const byId = new Map(rows.map((r) => [r.id as string, r]));
     const missing = ids.filter((id) => !byId.has(id));
-    if (missing.length) throw new NotFoundError(`Examples not found in dataset ${datasetId}: ${missing.join(", ")}.`);
+    if (missing.length && !skipMissing) throw new NotFoundError(`Examples not found in dataset ${datasetId}: ${missing.join(", ")}.`);
     return byId;
   }
 }

@@ -179,8 +179,10 @@ export class FeedbackStore {
   }
 
   /** Feedback stats per run (for runs in lists and details). */
-  async statsByRun(tenantId: string, runIds: string[]): Promise<Map<string, FeedbackStats>> {
+  async statsByRun(tenantId: string, runIds: string[], comparativeExperimentId?: string): Promise<Map<string, FeedbackStats>> {
     if (!runIds.length) return new Map();
+    // a comparison's view: only the pairwise feedback given in it
+    if (comparativeExperimentId) return this.stats("tenant_id = $1 AND run_id = ANY($2::uuid[]) AND comparative_experiment_id = $3", [tenantId, runIds, comparativeExperimentId], "run_id");
     return this.stats("tenant_id = $1 AND run_id = ANY($2::uuid[])", [tenantId, runIds], "run_id");
   }
 

@@ -104,13 +104,14 @@ export class ProjectStore {
     return rows[0] ? iso(rows[0]) : undefined;
   }
 
-  async list(tenantId: string, opts: { nameContains?: string; ids?: string[]; referenceDatasetId?: string; referenceFree?: boolean; limit: number; offset: number }): Promise<Project[]> {
+  /** Projects newest first; `metadata`: a JSON object the project's metadata contains (LangSmith's listProjects filter). */
+  async list(tenantId: string, opts: { nameContains?: string; ids?: string[]; referenceDatasetId?: string; referenceFree?: boolean; metadata?: Record<string, unknown>; limit: number; offset: number }): Promise<Project[]> {
     const { rows } = await this.pool.query<Project>(
       `SELECT * FROM tracing_projects WHERE tenant_id = $1 AND ($2::text IS NULL OR name ILIKE $2)
          AND ($5::uuid[] IS NULL OR id = ANY($5)) AND ($6::uuid IS NULL OR reference_dataset_id = $6)
-         AND ($7::boolean IS NULL OR (reference_dataset_id IS NULL) = $7)
+         AND ($7::boolean IS NULL OR (reference_dataset_id IS NULL) = $7) AND ($8::jsonb IS NULL OR metadata @> $8)
        ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`,
-      [tenantId, opts.nameContains === undefined ? null : containsPattern(opts.nameContains), opts.limit, opts.offset, opts.ids ?? null, opts.referenceDatasetId ?? null, opts.referenceFree ?? null],
+      [tenantId, opts.nameContains === undefined ? null : containsPattern(opts.nameContains), opts.limit, opts.offset, opts.ids ?? null, opts.referenceDatasetId ?? null, opts.referenceFree ?? null, opts.metadata ? JSON.stringify(opts.metadata) : null],
     );
     return rows.map(iso);
   }
