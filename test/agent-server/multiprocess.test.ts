@@ -305,4 +305,28 @@ describe.each<Backend>(servicesUp() ? ["pglite", "postgres"] : ["pglite"])("rest
       "ai:You said: three",
     ]);
   });
+
+  it("a server killed with SIGKILL keeps every run it answered as ended, with its output", async () => {
+    db = await createTestDatabase(backend);
+    const first = await startChild("serve", db);
+    children.push(first);
+    const client = new Client({ apiUrl: first.url!, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const ended = [];
+    for (const m of ["one", "two", "three"]) {
+      const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage(m) });
+      await client.runs.join(thread.thread_id, run.run_id);
+      ended.push(run.run_id);
+    }
+    // no clean close: on PGlite nothing gets to checkpoint or flush beyond what each commit wrote
+    await first.stop("SIGKILL");
+    children.pop();
+
+    const after = await startChild("serve", db);
+    children.push(after);
+    const client2 = new Client({ apiUrl: after.url!, callerOptions: { maxRetries: 0 } });
+    for (const id of ended) expect((await client2.runs.get(thread.thread_id, id)).status).toBe("success");
+    const state = await client2.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(texts(state.values.messages)).toEqual(["human:one", "ai:You said: one", "human:two", "ai:You said: two", "human:three", "ai:You said: three"]);
+  });
 });

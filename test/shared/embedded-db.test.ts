@@ -149,4 +149,73 @@ describe("embedded database: several connections on PGlite's one session", () =>
     const { rows } = await db.pool.query<{ v: number }>("SELECT v FROM counters WHERE k = 0");
     expect(rows[0]!.v).not.toBe(-1);
   });
+
+  describe("kept plans: the session prepares a parameterised statement once, for every connection", () => {
+    const kept = async (text: string) =>
+      (
+        await db.pool.query<{ statements: number; runs: number }>(
+          "SELECT count(*)::int AS statements, coalesce(sum(generic_plans + custom_plans), 0)::int AS runs FROM pg_prepared_statements WHERE statement = $1",
+          [text],
+        )
+      ).rows[0]!;
+
+    it("the same text from any connection runs one prepared statement of the session", async () => {
+      const text = "SELECT v FROM counters WHERE k = $1 /* kept */";
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => db.pool.query<{ v: number }>(text, [i % 5])));
+      expect(answers.every((a) => a.rows.length === 1)).toBe(true);
+      expect(db.pool.totalCount).toBeGreaterThan(1);
+      // parsed once, executed 30 times; without kept plans each call is an unnamed statement
+      expect(await kept(text)).toEqual({ statements: 1, runs: 30 });
+    });
+
+    it("a schema change is seen by a kept statement (no stale result type)", async () => {
+      await db.pool.query("CREATE TABLE shapes (k int PRIMARY KEY, a text)");
+      await db.pool.query("INSERT INTO shapes VALUES (1, 'x')");
+      const text = "SELECT * FROM shapes WHERE k = $1";
+      expect((await db.pool.query(text, [1])).rows).toEqual([{ k: 1, a: "x" }]);
+      expect((await db.pool.query(text, [1])).rows).toEqual([{ k: 1, a: "x" }]);
+      await db.pool.query("ALTER TABLE shapes ADD COLUMN b int NOT NULL DEFAULT 7");
+      expect((await db.pool.query(text, [1])).rows).toEqual([{ k: 1, a: "x", b: 7 }]);
+      // the same inside a transaction that changes the schema itself
+      const c = await db.pool.connect();
+      try {
+        await c.query("BEGIN");
+        expect((await c.query(text, [1])).rows).toEqual([{ k: 1, a: "x", b: 7 }]);
+        await c.query("ALTER TABLE shapes DROP COLUMN a");
+        expect((await c.query(text, [1])).rows).toEqual([{ k: 1, b: 7 }]);
+        await c.query("COMMIT");
+      } finally {
+        c.release();
+      }
+      expect((await db.pool.query(text, [1])).rows).toEqual([{ k: 1, b: 7 }]);
+    });
+
+    it("failed statements are not kept, and the same text runs once it is valid", async () => {
+      const bad = "SELECT 10 / $1::int AS q";
+      await expect(db.pool.query(bad, [0])).rejects.toThrow(/division by zero/);
+      expect((await db.pool.query(bad, [5])).rows).toEqual([{ q: 2 }]);
+      expect((await db.pool.query(bad, [2])).rows).toEqual([{ q: 5 }]);
+      await expect(db.pool.query("SELEC $1::int", [1])).rejects.toThrow(/syntax error/);
+      await expect(db.pool.query("SELECT missing_column FROM counters WHERE k = $1", [1])).rejects.toThrow(/does not exist/);
+      // an error inside a transaction leaves the others' kept statements working
+      const c = await db.pool.connect();
+      try {
+        await c.query("BEGIN");
+        await expect(c.query(bad, [0])).rejects.toThrow(/division by zero/);
+        await c.query("ROLLBACK");
+      } finally {
+        c.release();
+      }
+      expect((await db.pool.query(bad, [1])).rows).toEqual([{ q: 10 }]);
+    });
+
+    it("more distinct statements than are kept still answer correctly, and the session keeps a bounded number", async () => {
+      for (let round = 0; round < 2; round++) {
+        const answers = await Promise.all(Array.from({ length: 260 }, (_, i) => db.pool.query<{ n: number }>(`SELECT $1::int + ${i} AS n`, [round])));
+        expect(answers.map((a) => a.rows[0]!.n)).toEqual(answers.map((_, i) => round + i));
+      }
+      const { rows } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements");
+      expect(rows[0]!.n).toBeLessThanOrEqual(200);
+    });
+  });
 });

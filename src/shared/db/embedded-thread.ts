@@ -18,12 +18,25 @@
  * units run until its ReadyForQuery says idle again. That is exactly Postgres' isolation for one
  * session at a time: transactions never overlap, so none can see another's uncommitted writes.
  *
+ * Plans are kept (issue 16): `pg` sends every parameterised query as an unnamed statement, so
+ * Postgres parsed and planned the run path's large statements on every call, and on PGlite that
+ * planning was most of the database thread's CPU. Since all connections share one session, the
+ * front turns an unnamed statement into a named one of the session, keyed by its text and
+ * parameter types, and later Parses of the same text bind to it (their own Parse becomes an empty
+ * one, so the client still gets its ParseComplete). The cache is bounded; a schema change
+ * (CREATE/ALTER/DROP…) empties it, since a kept `SELECT *` would otherwise fail with "cached plan
+ * must not change result type". BERTH_PGLITE_PLAN_CACHE=0 turns it off.
+ *
  * It is evaluated (not a module file) so that it runs the same from the TypeScript sources (tsx,
  * vitest) and from dist/; it loads PGlite from absolute paths resolved by the main thread.
  */
 export const PGLITE_THREAD_SOURCE = `
 const net = require("node:net");
 const { parentPort, workerData } = require("node:worker_threads");
+// PGlite's WASM (9 MB) compiled by Liftoff only, not tiered up to TurboFan as well: V8 otherwise
+// keeps both codes of every hot function, ~45 MB more of the process's idle RSS (issue 16). The flag
+// is process-wide, but only WASM compiled from now on reads it, and this thread compiles PGlite.
+if (workerData.liftoffOnly) require("node:v8").setFlagsFromString("--liftoff-only");
 const { PGlite } = require(workerData.pglitePath);
 // pgvector, for the store's semantic search (store.index). Always loaded: a data directory where
 // the extension was once created must open with it whatever today's config says.
@@ -59,10 +72,152 @@ function holdsSession(reply) {
   return !(reply[last] === READY_FOR_QUERY && reply[last + 5] === IDLE);
 }
 
+/** Named statements the front keeps at most; the least recently used is closed beyond it. */
+const PLAN_CACHE_MAX = 200;
+const PLAN_NAME_PREFIX = "_berth_plan_";
+const PARSE_COMPLETE = 0x31;
+const ERROR_RESPONSE = 0x45;
+const COMMAND_COMPLETE = 0x43;
+/** Command tags after which kept plans may no longer fit the schema (or no longer exist). */
+const SCHEMA_CHANGE = /^(CREATE|ALTER|DROP|DISCARD|DEALLOCATE|COMMENT|GRANT|REVOKE|REINDEX|CLUSTER|IMPORT)\\b/;
+const EMPTY_PARSE = Buffer.from([0x50, 0, 0, 0, 8, 0, 0, 0, 0]);
+
+const message = (type, body) => {
+  const head = Buffer.alloc(5);
+  head[0] = type;
+  head.writeInt32BE(4 + body.length, 1);
+  return Buffer.concat([head, body]);
+};
+const cstring = (buf, off) => {
+  const end = buf.indexOf(0, off);
+  return [buf.toString("utf8", off, end), end + 1];
+};
+
+/** What an answer says: whether it holds an error, and whether it changed the schema. */
+function scanReply(reply) {
+  let error = false;
+  let schemaChanged = false;
+  for (let off = 0; off + 5 <= reply.length; off += 1 + reply.readInt32BE(off + 1)) {
+    const type = reply[off];
+    if (type === ERROR_RESPONSE) error = true;
+    else if (type === COMMAND_COMPLETE && SCHEMA_CHANGE.test(reply.toString("latin1", off + 5, Math.min(off + 20, reply.length)))) schemaChanged = true;
+  }
+  return { error, schemaChanged };
+}
+
+/**
+ * The session's kept statements: unnamed statements' text (and parameter types) → the name of a
+ * statement prepared in the session, least recently used first.
+ */
+class PlanCache {
+  constructor(max) {
+    this.max = max;
+    this.byKey = new Map();
+    this.next = 0;
+    /** Names to close once the session is idle (evicted, or prepared by a unit that failed). */
+    this.closing = [];
+  }
+
+  /**
+   * A connection's unit with its unnamed statements turned into kept ones. \`conn.unnamed\` is the
+   * kept statement the connection's unnamed statement stands for (a Bind may reuse it later).
+   * Returns the bytes to run and the statements this unit prepares, to keep if it succeeds.
+   */
+  rewrite(conn, bytes) {
+    let out = null;
+    const fresh = [];
+    let copied = 0;
+    const replace = (at, end, buf) => {
+      if (!out) out = [];
+      out.push(bytes.subarray(copied, at), buf);
+      copied = end;
+    };
+    for (let at = 0; at + 5 <= bytes.length; ) {
+      const type = bytes[at];
+      const end = at + 1 + bytes.readInt32BE(at + 1);
+      if (type === 0x50) {
+        // Parse: name, text, parameter types
+        // (a named statement of the client's own leaves its unnamed statement as it is)
+        if (bytes[at + 5] === 0) {
+          const key = bytes.toString("latin1", at + 6, end);
+          const kept = this.byKey.get(key);
+          if (kept !== undefined) {
+            this.byKey.delete(key);
+            this.byKey.set(key, kept);
+            conn.unnamed = kept;
+            replace(at, end, EMPTY_PARSE);
+          } else {
+            const fresh1 = PLAN_NAME_PREFIX + ++this.next;
+            fresh.push({ key, name: fresh1 });
+            conn.unnamed = fresh1;
+            replace(at, end, message(0x50, Buffer.concat([Buffer.from(fresh1 + "\\0"), bytes.subarray(at + 6, end)])));
+          }
+        }
+      } else if (type === 0x42 && conn.unnamed) {
+        // Bind: portal, statement, …
+        const [, stmtAt] = cstring(bytes, at + 5);
+        if (bytes[stmtAt] === 0) {
+          replace(at, end, message(0x42, Buffer.concat([bytes.subarray(at + 5, stmtAt), Buffer.from(conn.unnamed), bytes.subarray(stmtAt, end)])));
+        }
+      } else if (type === 0x44 && conn.unnamed && bytes[at + 5] === 0x53 && bytes[at + 6] === 0) {
+        // Describe of the unnamed statement
+        replace(at, end, message(0x44, Buffer.from("S" + conn.unnamed + "\\0")));
+      } else if ((type === 0x43 && bytes[at + 5] === 0x53 && bytes[at + 6] === 0) || type === 0x51) {
+        // Close of the unnamed statement, or a simple Query: both end the unnamed statement
+        conn.unnamed = null;
+      }
+      at = end;
+    }
+    if (!out) return { bytes, fresh };
+    out.push(bytes.subarray(copied));
+    return { bytes: Buffer.concat(out), fresh };
+  }
+
+  /** After the unit ran: keep what it prepared if it all went well; forget everything on a schema change. */
+  settle(conn, fresh, reply) {
+    const { error, schemaChanged } = scanReply(reply);
+    if (schemaChanged) {
+      this.clear();
+      conn.unnamed = null;
+    }
+    if (!fresh.length) return;
+    if (error || schemaChanged) {
+      // a failed unit may or may not have prepared them: close (closing a missing one is no error)
+      for (const f of fresh) this.closing.push(f.name);
+      if (fresh.some((f) => f.name === conn.unnamed)) conn.unnamed = null;
+      return;
+    }
+    for (const f of fresh) {
+      this.byKey.set(f.key, f.name);
+      if (this.byKey.size > this.max) {
+        const [oldest, name] = this.byKey.entries().next().value;
+        this.byKey.delete(oldest);
+        this.closing.push(name);
+      }
+    }
+  }
+
+  clear() {
+    for (const name of this.byKey.values()) this.closing.push(name);
+    this.byKey.clear();
+  }
+
+  /** Close messages for what waits to be closed, and a Sync; null if nothing does. */
+  takeCloses() {
+    if (!this.closing.length) return null;
+    const msgs = this.closing.map((name) => message(0x43, Buffer.from("S" + name + "\\0")));
+    this.closing = [];
+    msgs.push(Buffer.from([0x53, 0, 0, 0, 4]));
+    return Buffer.concat(msgs);
+  }
+}
+
 /** PGlite's one session, shared by every connection: one unit at a time. */
 class Session {
-  constructor(db) {
+  constructor(db, plans) {
     this.db = db;
+    /** Kept statements (null: off). */
+    this.plans = plans;
     this.queue = [];
     /** The connection inside a transaction (or mid-protocol): only its units may run. */
     this.owner = null;
@@ -83,19 +238,28 @@ class Session {
       for (;;) {
         const i = this.owner === null ? (this.queue.length ? 0 : -1) : this.queue.findIndex((u) => u.conn === this.owner);
         if (i < 0) break;
+        if (this.owner === null && this.plans) {
+          const closes = this.plans.takeCloses();
+          if (closes) {
+            try {
+              await this.exec(closes);
+            } catch {
+              // the database itself failed: the next unit will say so
+            }
+          }
+        }
         const unit = this.queue.splice(i, 1)[0];
-        const out = [];
+        const { bytes, fresh } = this.plans ? this.plans.rewrite(unit.conn, unit.bytes) : { bytes: unit.bytes, fresh: [] };
+        let reply;
         try {
-          await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(unit.bytes, { onRawData: (d) => out.push(Buffer.from(d)) }),
-          );
+          reply = await this.exec(bytes);
         } catch (err) {
           // Not a database error (those are answers): the connection is closed, and release()
           // rolls back whatever it left open.
           unit.reject(err);
           continue;
         }
-        const reply = out.length === 1 ? out[0] : Buffer.concat(out);
+        if (this.plans) this.plans.settle(unit.conn, fresh, reply);
         if (reply.length) this.owner = holdsSession(reply) ? unit.conn : null;
         if (workerData.debug) console.error("[pglite]", unit.conn.id, String.fromCharCode(unit.bytes[0]), JSON.stringify(unit.bytes.subarray(0, 60).toString("latin1")), "->", reply.length, "owner", this.owner && this.owner.id, "queued", this.queue.length);
         unit.resolve(reply);
@@ -103,6 +267,13 @@ class Session {
     } finally {
       this.running = false;
     }
+  }
+
+  /** One PGlite call: the answer to \`bytes\`, whole. */
+  async exec(bytes) {
+    const out = [];
+    await this.db.runExclusive(() => this.db.execProtocolRawStream(bytes, { onRawData: (d) => out.push(Buffer.from(d)) }));
+    return out.length === 1 ? out[0] : Buffer.concat(out);
   }
 
   /** A connection went away: drop its queued units and end what it left open. */
@@ -125,7 +296,7 @@ class Session {
 
 let connections = 0;
 function serve(session, socket) {
-  const conn = { id: ++connections };
+  const conn = { id: ++connections, unnamed: null };
   let started = false;
   let closed = false;
   /** Units of this connection, answered in order. */
@@ -231,7 +402,7 @@ function serve(session, socket) {
     parentPort.postMessage({ type: "error", stage: "open", message: String(err && err.message || err) });
     return;
   }
-  const session = new Session(db);
+  const session = new Session(db, workerData.planCache ? new PlanCache(PLAN_CACHE_MAX) : null);
   const sockets = new Set();
   const server = net.createServer((socket) => {
     sockets.add(socket);
