@@ -5,7 +5,8 @@
  * evaluator) and a pairwise comparison of them recorded through the SDK. From the dataset page, tick both and open
  * the comparison: per example, each experiment's answer and exact score, coloured against the
  * baseline; the trace totals (tokens); the aggregates; the pairwise preference counts; a run's
- * trace link, and from that trace the link back to the example in the compare view.
+ * trace link (its feedback and the evaluator's comment shown there), and from that trace the link
+ * back to the example in the compare view.
  *
  * A is wrong on peru (Cusco), B on japan (Edo). exact_match: A 1/1/0, B 1/0/1 (france, japan,
  * peru); with A as baseline, B is worse on japan and better on peru. The pairwise `preferred` key
@@ -70,6 +71,7 @@ describe.skipIf(!availability.ok)("experiment compare view in Chromium", () => {
     const exact = ({ outputs, referenceOutputs }: { outputs?: Record<string, unknown>; referenceOutputs?: Record<string, unknown> }) => ({
       key: "exact_match",
       score: outputs?.capital === referenceOutputs?.capital ? 1 : 0,
+      comment: `expected ${String(referenceOutputs?.capital)}`,
     });
     const run = async (which: "a" | "b") => {
       const llm = traceable(
@@ -197,6 +199,9 @@ describe.skipIf(!availability.ok)("experiment compare view in Chromium", () => {
     // the run's feedback is in the trace view
     const feedback = await visible(page.getByRole("region", { name: "Feedback" }));
     expect(await feedback.locator("tr", { hasText: "exact_match" }).locator("td").first().textContent()).toBe("1");
+    // and why: the evaluator's comment
+    const comments = await visible(page.getByRole("list", { name: "Feedback comments" }));
+    expect(await comments.locator("li").allTextContents()).toEqual(["exact_match: expected Lima"]);
 
     const back = await visible(page.getByRole("note", { name: "Experiment" }).getByRole("link", { name: "this example in the compare view" }));
     await back.click();
