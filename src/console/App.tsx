@@ -23,6 +23,7 @@ const TraceView = lazy(() => import("./pages/TraceView"));
 const Prices = lazy(() => import("./pages/Prices"));
 const Datasets = lazy(() => import("./pages/Datasets"));
 const DatasetDetail = lazy(() => import("./pages/DatasetDetail"));
+const ExperimentCompare = lazy(() => import("./pages/ExperimentCompare"));
 const DeploymentStudio = lazy(() => import("./studio/DeploymentStudio"));
 
 const queryClient = new QueryClient({
@@ -82,6 +83,7 @@ function ConsoleRoutes() {
         <Route path="/projects" element={<Page><Projects /></Page>} />
         <Route path="/projects/datasets" element={<Page><Datasets /></Page>} />
         <Route path="/projects/datasets/:datasetId" element={<Page><DatasetDetail /></Page>} />
+        <Route path="/projects/datasets/:datasetId/compare" element={<Page><ExperimentCompare /></Page>} />
         <Route path="/projects/:projectId" element={<Page><ProjectTraces /></Page>} />
         <Route path="/projects/:projectId/dashboard" element={<Page><Dashboard /></Page>} />
         <Route path="/projects/:projectId/threads" element={<Page><Threads /></Page>} />

@@ -17,6 +17,16 @@ export const paths = {
   projects: "/projects",
   datasets: "/projects/datasets",
   dataset: (id: string) => `/projects/datasets/${encodeURIComponent(id)}`,
+  /** Experiments of a dataset side by side: those compared (in order), the baseline, maybe one example only. */
+  datasetCompare: (id: string, experiments: string[] | string = [], opts: { baseline?: string; example?: string } = {}) => {
+    const q = new URLSearchParams();
+    const list = Array.isArray(experiments) ? experiments : [experiments];
+    if (list.length) q.set("experiments", list.join(","));
+    if (opts.baseline) q.set("baseline", opts.baseline);
+    if (opts.example) q.set("example", opts.example);
+    const qs = q.toString();
+    return `/projects/datasets/${encodeURIComponent(id)}/compare${qs ? `?${qs}` : ""}`;
+  },
   project: (id: string) => `/projects/${encodeURIComponent(id)}`,
   dashboard: (id: string) => `/projects/${encodeURIComponent(id)}/dashboard`,
   threads: (id: string) => `/projects/${encodeURIComponent(id)}/threads`,

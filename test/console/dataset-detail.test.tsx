@@ -61,7 +61,7 @@ it("shows experiments with aggregate scores linking to their traces, and the exa
   );
   expect((await screen.findByRole("heading", { level: 1 })).textContent).toBe("Dataset capitals");
   const exps = await screen.findByRole("table", { name: "Experiments" });
-  expect(within(exps).getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["Experiment", "Started", "Traces", "Error rate", "exact_match", "verdict"]);
+  expect(within(exps).getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["Compare", "Experiment", "Started", "Traces", "Error rate", "exact_match", "verdict"]);
   expect(within(exps).getByRole("link", { name: "capitals-1a2b" }).getAttribute("href")).toBe(`/projects/${EXP}`);
   expect(within(exps).getByText("0.67 (3)")).toBeTruthy();
   expect(within(exps).getByText("good×2")).toBeTruthy();

@@ -1,10 +1,11 @@
 /**
  * A dataset: its experiments (projects run against it by evaluate()) with their aggregate scores,
- * each linking to its traces; its comparative experiments (evaluateComparative) with how often each
+ * each linking to its traces, two or more of them to open side by side in the compare view; its comparative experiments (evaluateComparative) with how often each
  * compared experiment was preferred per key; and its examples (inputs, reference outputs, splits)
  * at the latest version.
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { data, tracing } from "../api/client";
 import { ErrorBox, Loading } from "../components/common";
@@ -46,6 +47,8 @@ export default function DatasetDetail() {
   const rows = examples.data ?? [];
   const cmps = comparisons.data ?? [];
   const prefKeys = [...new Set(cmps.flatMap((c) => Object.keys(c.preferences)))].sort();
+  const [picked, setPicked] = useState<string[]>([]);
+  const pick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id]));
   return (
     <div className="tracing-page">
       {dataset.error ? <ErrorBox error={dataset.error} title="Dataset" /> : null}
@@ -66,9 +69,20 @@ export default function DatasetDetail() {
       ) : !exps.length ? (
         <p className="empty">No experiments yet: run evaluate() on this dataset.</p>
       ) : (
+        <>
+        <p className="toolbar">
+          {picked.length >= 2 ? (
+            <Link to={paths.datasetCompare(datasetId, picked)}>Compare {picked.length} experiments</Link>
+          ) : (
+            <span className="muted">Tick two or more experiments to compare them example by example.</span>
+          )}
+        </p>
         <table className="data" aria-label="Experiments">
           <thead>
             <tr>
+              <th>
+                <span className="visually-hidden">Compare</span>
+              </th>
               <th>Experiment</th>
               <th>Started</th>
               <th className="num">Traces</th>
@@ -84,6 +98,9 @@ export default function DatasetDetail() {
             {exps.map((e) => (
               <tr key={e.id}>
                 <td>
+                  <input type="checkbox" aria-label={`Compare ${e.name}`} checked={picked.includes(e.id)} onChange={() => pick(e.id)} />
+                </td>
+                <td>
                   <Link to={paths.project(e.id)}>{e.name}</Link>
                 </td>
                 <td className="nowrap">{fmtTime(e.created_at)}</td>
@@ -98,6 +115,7 @@ export default function DatasetDetail() {
             ))}
           </tbody>
         </table>
+        </>
       )}
 
       {comparisons.error ? <ErrorBox error={comparisons.error} title="Comparative experiments" /> : null}
@@ -120,7 +138,7 @@ export default function DatasetDetail() {
               {cmps.map((c) => (
                 <tr key={c.id}>
                   <td>
-                    {c.name}
+                    <Link to={paths.datasetCompare(datasetId, c.experiments_info.map((e) => e.id))}>{c.name}</Link>
                     {c.description ? <div className="muted">{c.description}</div> : null}
                   </td>
                   <td className="nowrap">{fmtTime(c.created_at)}</td>

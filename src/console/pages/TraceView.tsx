@@ -10,7 +10,7 @@ import { ErrorBox, Loading, StatusBadge } from "../components/common";
 import { fmtCost, fmtDuration, fmtTime, fmtTokens } from "../format";
 import { paths } from "../routes";
 import { defaultSelection, indexTree } from "../tracing/flatten-tree";
-import { useProject, useTrace } from "../tracing/queries";
+import { useProject, useRun, useTrace } from "../tracing/queries";
 import { RunDetailPane } from "../tracing/RunDetailPane";
 import { Waterfall } from "../tracing/Waterfall";
 import "../tracing/tracing.css";
@@ -46,7 +46,7 @@ function LoadedTrace({ tree }: { tree: TraceTree }) {
 
   return (
     <div className="tracing-page">
-      <TraceHeader tree={tree} rootName={root?.name} rootStatus={root?.status} />
+      <TraceHeader tree={tree} rootId={root?.id} rootName={root?.name} rootStatus={root?.status} />
       <TraceTotals tree={tree} loaded={index.order.length} root={root} />
       <div className="trace-view">
         <Waterfall roots={tree.runs} index={index} selected={selected} onSelect={select} collapsed={collapsed} onCollapsedChange={setCollapsed} now={now} />
@@ -56,20 +56,42 @@ function LoadedTrace({ tree }: { tree: TraceTree }) {
   );
 }
 
-function TraceHeader({ tree, rootName, rootStatus }: { tree: TraceTree; rootName: string | undefined; rootStatus: string | undefined }) {
+function TraceHeader({ tree, rootId, rootName, rootStatus }: { tree: TraceTree; rootId: string | undefined; rootName: string | undefined; rootStatus: string | undefined }) {
   const project = useProject(tree.project_id);
+  const datasetId = project.data?.reference_dataset_id;
   return (
     <header className="project-header">
       <nav aria-label="Breadcrumb" className="crumbs">
         <Link to={paths.projects}>Projects</Link> <span aria-hidden="true">/</span>{" "}
         <Link to={paths.project(tree.project_id)}>{project.data?.name ?? "Project"}</Link> <span aria-hidden="true">/</span>
       </nav>
+      {datasetId && rootId ? <ExperimentLinks datasetId={datasetId} experimentId={tree.project_id} rootId={rootId} /> : null}
       <div className="trace-head">
         <h1>{rootName ?? "Trace"}</h1>
         <StatusBadge status={rootStatus} />
         <span className="muted mono">{tree.trace_id}</span>
       </div>
     </header>
+  );
+}
+
+/**
+ * A trace of an experiment (a project run against a dataset by evaluate()): links back to the
+ * dataset and to its example in the compare view, where the other experiments' answers sit beside it.
+ */
+function ExperimentLinks({ datasetId, experimentId, rootId }: { datasetId: string; experimentId: string; rootId: string }) {
+  const root = useRun(rootId);
+  const exampleId = root.data?.reference_example_id ?? undefined;
+  return (
+    <p className="muted" role="note" aria-label="Experiment">
+      A trace of an experiment on <Link to={paths.dataset(datasetId)}>its dataset</Link>
+      {exampleId ? (
+        <>
+          {" "}
+          · <Link to={paths.datasetCompare(datasetId, [experimentId], { example: exampleId })}>this example in the compare view</Link>
+        </>
+      ) : null}
+    </p>
   );
 }
 

@@ -9,6 +9,8 @@ import { fmtCost, fmtDuration, fmtTime, fmtTokens } from "../format";
 import { JsonView } from "../messages/JsonView";
 import { MessageList } from "../messages/MessageList";
 import { RunMessages } from "../messages/RunMessages";
+import { useQuery } from "@tanstack/react-query";
+import { data, tracing } from "../api/client";
 import { useRun } from "./queries";
 import "./tracing.css";
 
@@ -27,6 +29,7 @@ export function RunDetailPane({ runId, node }: { runId: string; node: TraceNode 
       ) : null}
       {run.error ? <ErrorBox error={run.error} title="Run" /> : null}
       {detail ? <FeedbackSummary stats={detail.feedback_stats} /> : null}
+      {detail && Object.keys(detail.feedback_stats ?? {}).length ? <FeedbackComments runId={detail.id} /> : null}
       {!detail ? (
         run.isLoading ? <Loading what="run" /> : null
       ) : detail.run_type === "llm" ? (
@@ -181,5 +184,31 @@ function FeedbackSummary({ stats }: { stats: RunDetail["feedback_stats"] }) {
         </tbody>
       </table>
     </section>
+  );
+}
+
+/**
+ * The feedback that says why (an evaluator's comment, a correction): the scores above do not. Only
+ * fetched when the run has feedback; pairwise verdicts name their comparison.
+ */
+function FeedbackComments({ runId }: { runId: string }) {
+  const list = useQuery({
+    queryKey: ["tracing", "run-feedback", runId],
+    queryFn: async () => data(await tracing.GET("/feedback", { params: { query: { run: runId, limit: 100 } } })),
+    staleTime: 60_000,
+  });
+  const said = (list.data ?? []).filter((f) => f.comment || f.correction);
+  if (list.error) return <ErrorBox error={list.error} title="Feedback" />;
+  if (!said.length) return null;
+  return (
+    <ul className="feedback-comments" aria-label="Feedback comments">
+      {said.map((f) => (
+        <li key={f.id}>
+          <strong>{f.key}</strong>
+          {f.comment ? `: ${f.comment}` : ""}
+          {f.correction !== null && f.correction !== undefined ? <span className="muted"> · correction {JSON.stringify(f.correction)}</span> : null}
+        </li>
+      ))}
+    </ul>
   );
 }
