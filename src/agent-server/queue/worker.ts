@@ -346,8 +346,28 @@ export class QueueWorker {
       { status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error },
       (message) => this.settleWaiters(run.run_id, message),
     );
+    let wake = owned.morePending;
+    if (owned.raced && !owned.next) {
+      // A run may have been created behind this one after the finish's snapshot (its wake-up
+      // could not start it: this run was still running): settle the thread now that both are
+      // committed, and start that run here; wake the workers if that fails.
+      const next = await ctx.runs
+        .settleThread({
+          threadId: run.thread_id,
+          owner: this.owner,
+          status,
+          stateHasInterrupts: hasNext,
+          handoff: this.stopping ? undefined : { leaseSeconds: settings.runLeaseSeconds },
+        })
+        .catch((err) => {
+          log.warn({ err }, "settling the thread after a concurrent change failed");
+          wake = true;
+          return undefined;
+        });
+      if (next) await this.startHandedOver(next);
+    }
     // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
-    if (owned.morePending) await this.publishWake();
+    if (wake) await this.publishWake();
     log.info({ status }, "run finished");
     this.ended(run);
 
