@@ -10,6 +10,7 @@ import type { MultitaskStrategy } from "../../shared/config.js";
 import type { RunStatus } from "../api/schemas.js";
 import { planMultitask, type InflightRun } from "../runs/rules.js";
 import { THREAD_COLUMNS, type Thread } from "./threads.js";
+import type { EventBlock } from "./events.js";
 
 /** A run as the API shows it. */
 export interface Run {
@@ -138,6 +139,13 @@ export interface CreatedRun {
   /** With `startFor`: the run, claimed for that worker, when it could start at once. */
   started?: ClaimedRun;
 }
+
+/** A thread's status once its run $3 has ended with status $4 ($7: its state has interrupts), as `finish` sees it. */
+const FINISHED_THREAD_STATUS = `CASE
+  WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $6 AND r.status IN ('pending', 'running') AND r.run_id <> $3) THEN 'busy'
+  WHEN $4 IN ('error', 'timeout') THEN 'error'
+  WHEN $7 THEN 'interrupted'
+  ELSE 'idle' END`;
 
 /** What `finish` did besides ending the run. */
 export interface FinishResult {
@@ -469,6 +477,8 @@ export class RunStore {
     stateHasInterrupts: boolean;
     /** Claim the thread's next run for this worker, with a lease of this many seconds. */
     handoff?: { leaseSeconds: number };
+    /** The run's last block of stream events (queue/emitter.ts `takeFinal`), stored with its end. */
+    events?: EventBlock;
   }): Promise<FinishResult | undefined> {
     // One statement (one round trip, atomic): end the run if this worker still owns it, update its
     // thread (busy while other runs wait in its queue), and claim the head of that queue.
@@ -493,23 +503,23 @@ export class RunStore {
          UPDATE runs SET status = $4, error = $5, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          WHERE run_id = $3 AND lease_owner = $1 AND status = 'running'
          RETURNING run_id, thread_id
+       ), events AS (
+         INSERT INTO run_events (run_id, seq, first_seq, event, data)
+         SELECT run_id, $11, $12, '', $13 FROM ended WHERE $13::text IS NOT NULL
+         ON CONFLICT DO NOTHING
        ), seen AS (
          -- the thread row as this statement's snapshot has it
          SELECT xmin::text AS version FROM threads WHERE thread_id = $6
        ), thread AS (
          UPDATE threads SET
-           status = CASE
-             WHEN threads.xmin::text IS DISTINCT FROM (SELECT version FROM seen) THEN threads.status
-             WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $6 AND r.status IN ('pending', 'running') AND r.run_id <> $3) THEN 'busy'
-             WHEN $4 IN ('error', 'timeout') THEN 'error'
-             WHEN $7 THEN 'interrupted'
-             ELSE 'idle' END,
+           -- (threads.xmin here is the version being updated: after a wait, the latest one)
+           status = CASE WHEN threads.xmin::text IS DISTINCT FROM (SELECT version FROM seen) THEN threads.status ELSE ${FINISHED_THREAD_STATUS} END,
            "values" = coalesce($8::jsonb, "values"), interrupts = coalesce($9::jsonb, interrupts),
            error = CASE WHEN $4 IN ('error', 'timeout') THEN $5::jsonb ELSE NULL END,
            updated_at = now(), state_updated_at = now()
          WHERE thread_id = (SELECT thread_id FROM ended)
-         -- (in SET, threads.xmin is the version being updated: after a wait, the latest one)
-         RETURNING threads.xmin::text IS DISTINCT FROM (SELECT version FROM seen) AS raced
+         -- (RETURNING sees the new version: a kept status that is not the one computed)
+         RETURNING status IS DISTINCT FROM ${FINISHED_THREAD_STATUS} AS raced
        ), next AS (
          -- the head of the thread's queue, if it may start now (a delayed head keeps the rest
          -- waiting); this worker starts it at once, so its attempt is counted here
@@ -540,6 +550,9 @@ export class RunStore {
           args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
           args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
           Boolean(args.handoff),
+          args.events?.lastSeq ?? null,
+          args.events?.firstSeq ?? null,
+          args.events?.data ?? null,
         ],
       ),
     );
