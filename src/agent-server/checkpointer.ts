@@ -63,6 +63,30 @@ export class BerthPostgresSaver extends PostgresSaver {
     this.fence = fence;
   }
 
+  /**
+   * Threads known to have no checkpoint: the statement that claimed a run found none
+   * (`start_checkpoint_id` ''), and the run, the only one that may write to its thread, has
+   * not read it yet. A read of such a thread's latest root checkpoint is answered "none"
+   * without a round trip, once (the run's first read; after it, the run writes).
+   */
+  private readonly knownEmpty = new Set<string>();
+
+  /** Say that `threadId` has no checkpoint until its next read (see `knownEmpty`). */
+  expectEmpty(threadId: string): void {
+    this.knownEmpty.add(threadId);
+  }
+
+  /** Withdraw `expectEmpty` (the run ended without reading its thread). */
+  forgetEmpty(threadId: string): void {
+    this.knownEmpty.delete(threadId);
+  }
+
+  override async getTuple(config: RunnableConfig): ReturnType<PostgresSaver["getTuple"]> {
+    const c = config.configurable;
+    if (this.knownEmpty.size && c && !c.checkpoint_id && (c.checkpoint_ns ?? "") === "" && this.knownEmpty.delete(String(c.thread_id))) return undefined;
+    return super.getTuple(config);
+  }
+
   /** The library's put as one statement (checkpoint-writes.ts): same rows, one round trip. */
   override async put(...args: Parameters<PostgresSaver["put"]>): ReturnType<PostgresSaver["put"]> {
     const [config, checkpoint, metadata, newVersions] = args;

@@ -7,6 +7,7 @@
  * the next run's `started_at` are both `now()` of one transaction, so they are equal.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
 import type { Client } from "@langchain/langgraph-sdk";
 import {
   createTestDatabase,
@@ -160,4 +161,63 @@ postgresOnly("a thread's queue across a worker crash", () => {
     expect(await messagesOf(client, thread.thread_id)).toEqual(["human:n", "ai:You said: n", "human:n+1", "ai:You said: n+1"]);
     expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
   }, 180_000);
+});
+
+postgresOnly("a thread's queue when a run is created as the run before it finishes", () => {
+  let db: TestDatabase | undefined;
+  const servers: TestServer[] = [];
+  let locker: pg.Client | undefined;
+
+  afterEach(async () => {
+    await locker?.end().catch(() => undefined);
+    locker = undefined;
+    for (const s of servers.splice(0)) await s.close({ keepDatabase: true });
+    await db?.drop();
+    db = undefined;
+  });
+
+  it("a run created after the finishing statement's snapshot, before it commits, is not left waiting behind an idle thread", async () => {
+    db = await createTestDatabase("postgres");
+    const worker = await startTestServer("postgres", {}, db);
+    servers.push(worker);
+    // Creations go through an API-only server on another bus: their wake-ups never reach the
+    // worker, so only the finish path can start the run created behind the finishing one (the
+    // wake-up of a real creation may come before the finish commits, and find nothing to start).
+    const api = await startTestServer("postgres", { jobsPerWorker: 0, redisKeyPrefix: `${db.redisKeyPrefix}-api` }, db);
+    servers.push(api);
+    const thread = await worker.client.threads.create();
+    const first = await worker.client.runs.create(thread.thread_id, "slow", { input: userMessage("a"), config: { configurable: { delay_ms: 1500 } } });
+
+    // Hold the first run's row (as an update would: its events' foreign key still reads it): its
+    // finishing statement takes its snapshot, then waits here.
+    locker = new pg.Client({ connectionString: db.uri });
+    await locker.connect();
+    await locker.query("BEGIN");
+    const { rows: held } = await locker.query<{ status: string }>("SELECT status FROM runs WHERE run_id = $1 FOR NO KEY UPDATE", [first.run_id]);
+    expect(held[0]!.status).toBe("running"); // (the test needs the run still running: delay_ms)
+    await eventually(async () => {
+      const { rows } = await api.handle.ctx.pool.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH ended AS%'",
+      );
+      return rows.length > 0;
+    });
+
+    // Created now, it sees the first run running and queues behind it; then the finish goes on.
+    const second = await api.client.runs.create(thread.thread_id, "chat", { input: userMessage("b"), multitaskStrategy: "enqueue" });
+    await locker.query("COMMIT");
+    await eventually(async () => (await worker.client.runs.get(thread.thread_id, first.run_id)).status === "success");
+
+    // The moment the first run has ended, its thread is not idle while the second waits.
+    const { rows } = await api.handle.ctx.pool.query<{ thread_status: string; run_status: string }>(
+      "SELECT t.status AS thread_status, r.status AS run_status FROM threads t JOIN runs r USING (thread_id) WHERE r.run_id = $1",
+      [second.run_id],
+    );
+    expect(rows[0]!.thread_status).toBe(rows[0]!.run_status === "success" ? "idle" : "busy");
+
+    // The worker starts the second run (with no wake-up but the finish's).
+    await worker.client.runs.join(thread.thread_id, second.run_id);
+    expect((await worker.client.runs.get(thread.thread_id, second.run_id)).status).toBe("success");
+    expect(await messagesOf(worker.client, thread.thread_id)).toEqual(["human:a", "ai:You said: a", "human:b", "ai:You said: b"]);
+    expect((await worker.client.threads.get(thread.thread_id)).status).toBe("idle");
+  }, 120_000);
 });

@@ -23,7 +23,7 @@ import type { Bus } from "../../shared/bus/index.js";
 import type { Channels, DoneMessage, StoredMessage } from "../runs/channels.js";
 import { registerUnstored } from "../runs/unstored.js";
 import { toWireJson } from "../serde.js";
-import type { EventStore, RunEventWriter, StoredEvent } from "../storage/events.js";
+import type { EventBlock, EventStore, RunEventWriter, StoredEvent } from "../storage/events.js";
 
 /** A retried run numbers its events from this far past the last stored one (see storage/events.ts). */
 export const RETRY_SEQ_GAP = 10_000_000;
@@ -185,6 +185,43 @@ export class RunEmitter {
       }
       this.publish(JSON.stringify({ type: "stored", through: batch[batch.length - 1]!.seq } satisfies StoredMessage));
     }
+  }
+
+  /**
+   * Send every event emitted so far and let the writes under way end, reporting a failed one;
+   * what is still queued stays queued (see `takeFinal`).
+   */
+  async settle(): Promise<void> {
+    this.send();
+    await this.writing;
+    await this.published;
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * The run has emitted its last event: send everything, wait for the writes under way, and hand
+   * back what is still queued as one block for the caller to store in the statement that ends the
+   * run (one round trip less; no `stored` message: the `done` that follows says the log is
+   * complete). Until `finalWritten`, readers in this process still find those events here.
+   * Undefined when nothing is left to store (or storing has failed).
+   */
+  async takeFinal(): Promise<EventBlock | undefined> {
+    await this.settle().catch(() => undefined);
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+    if (this.failure || this.queue.length === 0) return undefined;
+    const block = this.writer.encode(this.queue);
+    this.inFlight = this.queue;
+    this.queue = [];
+    this.queuedBytes = 0;
+    if (!block) this.inFlight = [];
+    return block;
+  }
+
+  /** The block `takeFinal` handed out was stored (or, `stored` false, dropped with the run's end). */
+  finalWritten(block: EventBlock | undefined, stored: boolean): void {
+    if (block && stored) this.writer.written(block);
+    this.inFlight = [];
   }
 
   /** Send and store every event emitted so far. */

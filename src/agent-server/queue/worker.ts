@@ -221,6 +221,8 @@ export class QueueWorker {
     let begun = false;
     /** The attempt being counted: settled before anything is recorded about the run. */
     let counting: Promise<number | undefined> | undefined;
+    /** The checkpointer told this run's thread has no checkpoint yet. */
+    let expectedEmpty: BerthPostgresSaver | undefined;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       // Count the attempt now that execution starts: a claim lost before this point (the worker
@@ -248,8 +250,16 @@ export class QueueWorker {
       if (resume) log.info({ checkpoint_id: run.own_checkpoint_id, done, why }, "resuming run from its last checkpoint");
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
+      // A first attempt on a thread its claim found without checkpoints starts from an empty
+      // state: the graph's first read of the thread needs no round trip.
+      const emptyThread = !resume && run.attempt === 1 && run.start_checkpoint_id === "" && !run.kwargs.checkpoint_id && !run.kwargs.checkpoint;
+      if (emptyThread && ctx.checkpointer instanceof BerthPostgresSaver) {
+        expectedEmpty = ctx.checkpointer;
+        expectedEmpty.expectEmpty(run.thread_id);
+      }
       if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
-      await emitter.flush();
+      // (events still queued are stored with the run's end, below)
+      await emitter.settle();
       if ((await counting) === undefined) throw controller.signal.reason;
       outcome = { kind: "completed" };
     } catch (err) {
@@ -265,6 +275,7 @@ export class QueueWorker {
       }
     } finally {
       clearTimeout(timeout);
+      expectedEmpty?.forgetEmpty(run.thread_id);
     }
 
     if (outcome.kind === "database-lost") {
@@ -301,7 +312,7 @@ export class QueueWorker {
       error = { error: "TimeoutError", message: `Run exceeded its time limit of ${settings.runTimeoutSeconds} s` };
     }
     if (error) await emitter.emit("error", error).catch(() => undefined);
-    await emitter.flush().catch((err) => log.warn({ err }, "storing stream events failed"));
+    await emitter.settle().catch((err) => log.warn({ err }, "storing stream events failed"));
 
     let values: unknown;
     let interrupts: Record<string, unknown> | undefined;
@@ -325,6 +336,8 @@ export class QueueWorker {
         log.warn({ err }, "could not read the thread state after the run");
       }
     }
+    // The last events are stored by the statement that ends the run.
+    const events = await emitter.takeFinal();
     const owned = await ctx.runs.finish({
       runId: run.run_id,
       threadId: run.thread_id,
@@ -336,7 +349,12 @@ export class QueueWorker {
       stateHasInterrupts: hasNext,
       // The thread's next run goes to this worker in the same round trip: the slot this run frees.
       handoff: this.stopping ? undefined : { leaseSeconds: settings.runLeaseSeconds },
+      events,
+    }).catch((err) => {
+      emitter.finalWritten(events, false);
+      throw err;
     });
+    emitter.finalWritten(events, Boolean(owned));
     if (!owned) {
       log.warn("run finished but its lease had been taken over; result discarded");
       return;
@@ -346,8 +364,28 @@ export class QueueWorker {
       { status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error },
       (message) => this.settleWaiters(run.run_id, message),
     );
+    let wake = owned.morePending;
+    if (owned.raced && !owned.next) {
+      // A run may have been created behind this one after the finish's snapshot (its wake-up
+      // could not start it: this run was still running): settle the thread now that both are
+      // committed, and start that run here; wake the workers if that fails.
+      const next = await ctx.runs
+        .settleThread({
+          threadId: run.thread_id,
+          owner: this.owner,
+          status,
+          stateHasInterrupts: hasNext,
+          handoff: this.stopping ? undefined : { leaseSeconds: settings.runLeaseSeconds },
+        })
+        .catch((err) => {
+          log.warn({ err }, "settling the thread after a concurrent change failed");
+          wake = true;
+          return undefined;
+        });
+      if (next) await this.startHandedOver(next);
+    }
     // Wake workers (here and elsewhere) only when runs are waiting, e.g. the next on this thread.
-    if (owned.morePending) await this.publishWake();
+    if (wake) await this.publishWake();
     log.info({ status }, "run finished");
     this.ended(run);
 

@@ -134,7 +134,18 @@ export class RunEventWriter {
 
   /** Store events (ascending seq, after everything written before) as one block. */
   async write(batch: StoredEvent[]): Promise<void> {
-    if (batch.length === 0) return;
+    const block = this.encode(batch);
+    if (!block) return;
+    await this.store.insertBlock(this.runId, block.firstSeq, block.lastSeq, block.data);
+    this.written(block);
+  }
+
+  /**
+   * The block `write` would store for `batch`, for a caller that stores it in a statement of its
+   * own (the run's end stores its last block: storage/runs.ts `finish`); then call `written`.
+   */
+  encode(batch: StoredEvent[]): EventBlock | undefined {
+    if (batch.length === 0) return undefined;
     const encoder = new BlockEncoder(this.coverFrom);
     for (const e of batch) {
       const token = isTokenEvent(e.event);
@@ -153,12 +164,21 @@ export class RunEventWriter {
       });
       encoder.add({ seq: e.seq, event: TRUNCATED_EVENT, data });
     }
-    const last = batch[batch.length - 1]!.seq;
-    const data = encoder.text();
-    await this.store.insertBlock(this.runId, this.coverFrom, last, data);
-    this.stored += data.length;
-    this.coverFrom = last + 1;
+    return { firstSeq: this.coverFrom, lastSeq: batch[batch.length - 1]!.seq, data: encoder.text() };
   }
+
+  /** `block` (from `encode`) is stored. */
+  written(block: EventBlock): void {
+    this.stored += block.data.length;
+    this.coverFrom = block.lastSeq + 1;
+  }
+}
+
+/** One stored row of a run's events: the seqs [firstSeq, lastSeq], encoded. */
+export interface EventBlock {
+  firstSeq: number;
+  lastSeq: number;
+  data: string;
 }
 
 export class EventStore {

@@ -10,6 +10,7 @@ import type { MultitaskStrategy } from "../../shared/config.js";
 import type { RunStatus } from "../api/schemas.js";
 import { planMultitask, type InflightRun } from "../runs/rules.js";
 import { THREAD_COLUMNS, type Thread } from "./threads.js";
+import type { EventBlock } from "./events.js";
 
 /** A run as the API shows it. */
 export interface Run {
@@ -137,6 +138,28 @@ export interface CreatedRun {
   cancelled: { run_id: string; action: "interrupt" | "rollback" }[];
   /** With `startFor`: the run, claimed for that worker, when it could start at once. */
   started?: ClaimedRun;
+}
+
+/** A thread's status once its run $3 has ended with status $4 ($7: its state has interrupts), as `finish` sees it. */
+const FINISHED_THREAD_STATUS = `CASE
+  WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $6 AND r.status IN ('pending', 'running') AND r.run_id <> $3) THEN 'busy'
+  WHEN $4 IN ('error', 'timeout') THEN 'error'
+  WHEN $7 THEN 'interrupted'
+  ELSE 'idle' END`;
+
+/** What `finish` did besides ending the run. */
+export interface FinishResult {
+  /** Runs wait that a wake-up could start (other than the one handed over). */
+  morePending: boolean;
+  /** The thread's next run, claimed for this worker by the same statement. */
+  next?: ClaimedRun;
+  /** The thread changed after the statement's snapshot (a run may have been created behind the ended one): call `settleThread`. */
+  raced: boolean;
+}
+
+function claimedFrom(row: Record<string, unknown>): ClaimedRun {
+  const run = Object.fromEntries(CLAIMED_KEYS.map((k) => [k, row[k]])) as unknown as ClaimedRun;
+  return { ...run, begun: true };
 }
 
 type InsertedRow = Omit<ClaimedRun, "own_checkpoint_id" | "last_event_seq" | "begun">;
@@ -454,7 +477,9 @@ export class RunStore {
     stateHasInterrupts: boolean;
     /** Claim the thread's next run for this worker, with a lease of this many seconds. */
     handoff?: { leaseSeconds: number };
-  }): Promise<{ morePending: boolean; next?: ClaimedRun } | undefined> {
+    /** The run's last block of stream events (queue/emitter.ts `takeFinal`), stored with its end. */
+    events?: EventBlock;
+  }): Promise<FinishResult | undefined> {
     // One statement (one round trip, atomic): end the run if this worker still owns it, update its
     // thread (busy while other runs wait in its queue), and claim the head of that queue.
     //
@@ -462,24 +487,39 @@ export class RunStore {
     // run still runs: it is found by excluding it ($3 = the ended run), and it cannot collide with
     // one_running_run_per_thread because `next` reads `ended`, so the ended run's row is updated
     // first and unique checks skip row versions this transaction replaced.
-    const { rows } = await this.pool.query<Record<string, unknown> & { finished_run_id: string; more_pending: boolean; run_id: string | null }>(
+    //
+    // A run created on the thread after that snapshot was taken is invisible here: its creating
+    // statement saw this run still running, so it queued behind it, and its wake-up may have been
+    // heard (and found nothing to claim) before this statement commits. Its creation rewrote the
+    // thread row, which this statement waits for and then updates in its latest version: a thread
+    // row newer than the snapshot's (`raced`) keeps its status, and the caller settles the thread
+    // with `settleThread` once this has committed.
+    const { rows } = await this.pool.query<
+      Record<string, unknown> & { finished_run_id: string; more_pending: boolean; thread_raced: boolean | null; run_id: string | null }
+    >(
       this.q(
         "finish",
         `WITH ended AS (
          UPDATE runs SET status = $4, error = $5, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          WHERE run_id = $3 AND lease_owner = $1 AND status = 'running'
          RETURNING run_id, thread_id
+       ), events AS (
+         INSERT INTO run_events (run_id, seq, first_seq, event, data)
+         SELECT run_id, $11, $12, '', $13 FROM ended WHERE $13::text IS NOT NULL
+         ON CONFLICT DO NOTHING
+       ), seen AS (
+         -- the thread row as this statement's snapshot has it
+         SELECT xmin::text AS version FROM threads WHERE thread_id = $6
        ), thread AS (
          UPDATE threads SET
-           status = CASE
-             WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $6 AND r.status IN ('pending', 'running') AND r.run_id <> $3) THEN 'busy'
-             WHEN $4 IN ('error', 'timeout') THEN 'error'
-             WHEN $7 THEN 'interrupted'
-             ELSE 'idle' END,
+           -- (threads.xmin here is the version being updated: after a wait, the latest one)
+           status = CASE WHEN threads.xmin::text IS DISTINCT FROM (SELECT version FROM seen) THEN threads.status ELSE ${FINISHED_THREAD_STATUS} END,
            "values" = coalesce($8::jsonb, "values"), interrupts = coalesce($9::jsonb, interrupts),
            error = CASE WHEN $4 IN ('error', 'timeout') THEN $5::jsonb ELSE NULL END,
            updated_at = now(), state_updated_at = now()
          WHERE thread_id = (SELECT thread_id FROM ended)
+         -- (RETURNING sees the new version: a kept status that is not the one computed)
+         RETURNING status IS DISTINCT FROM ${FINISHED_THREAD_STATUS} AS raced
        ), next AS (
          -- the head of the thread's queue, if it may start now (a delayed head keeps the rest
          -- waiting); this worker starts it at once, so its attempt is counted here
@@ -496,6 +536,7 @@ export class RunStore {
        SELECT ended.run_id AS finished_run_id,
          EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND run_id <> $3 AND run_id NOT IN (SELECT run_id FROM next)
            AND (thread_id <> $6 OR NOT EXISTS (SELECT 1 FROM next))) AS more_pending,
+         (SELECT raced FROM thread) AS thread_raced,
          next.*
        FROM ended LEFT JOIN next ON true`,
         [
@@ -509,14 +550,66 @@ export class RunStore {
           args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
           args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
           Boolean(args.handoff),
+          args.events?.lastSeq ?? null,
+          args.events?.firstSeq ?? null,
+          args.events?.data ?? null,
         ],
       ),
     );
     const row = rows[0];
     if (!row) return undefined;
-    if (row.run_id === null) return { morePending: row.more_pending };
-    const next = Object.fromEntries(CLAIMED_KEYS.map((k) => [k, row[k]])) as unknown as ClaimedRun;
-    return { morePending: row.more_pending, next: { ...next, begun: true } };
+    const raced = row.thread_raced === true;
+    if (row.run_id === null) return { morePending: row.more_pending, raced };
+    return { morePending: row.more_pending, raced, next: claimedFrom(row) };
+  }
+
+  /**
+   * Settle a thread whose run `finish` ended while a concurrent write (a run created behind it)
+   * changed the thread after `finish`'s snapshot (`raced`): with the thread row locked, so every
+   * creation that got there first is visible, set its status from what is pending or running and
+   * the ended run's outcome, and claim the head of its queue for this worker (as `finish` does).
+   * Creations that come later see the ended run gone, mark the thread busy and wake the workers.
+   */
+  async settleThread(args: {
+    threadId: string;
+    owner: string;
+    /** The ended run's status, and whether the state it left has interrupts. */
+    status: RunStatus;
+    stateHasInterrupts: boolean;
+    handoff?: { leaseSeconds: number };
+  }): Promise<ClaimedRun | undefined> {
+    try {
+      return await withTransaction(this.pool, async (c) => {
+        await c.query("SELECT 1 FROM threads WHERE thread_id = $1 FOR UPDATE", [args.threadId]);
+        const { rows } = await c.query<Record<string, unknown> & { run_id: string | null }>(
+          `WITH next AS (
+             UPDATE runs SET ${CLAIM_SET}, attempt = attempt + 1
+             WHERE $6::boolean AND run_id = (
+               SELECT r.run_id FROM runs r WHERE r.thread_id = $3 AND r.status = 'pending' ORDER BY r.seq LIMIT 1)
+               AND status = 'pending' AND available_at <= now()
+               AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.thread_id = $3 AND a.status = 'running')
+             RETURNING ${CLAIM_RETURNING}
+           ), thread AS (
+             -- only while still busy: a later run may have ended and set it since
+             UPDATE threads SET status = CASE
+                 WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $3 AND r.status IN ('pending', 'running')) THEN 'busy'
+                 WHEN $4 IN ('error', 'timeout') THEN 'error'
+                 WHEN $5 THEN 'interrupted'
+                 ELSE 'idle' END,
+               updated_at = now()
+             WHERE thread_id = $3 AND status = 'busy'
+           )
+           SELECT next.* FROM (SELECT 1) one LEFT JOIN next ON true`,
+          [args.owner, args.handoff?.leaseSeconds ?? 0, args.threadId, args.status, args.stateHasInterrupts, Boolean(args.handoff)],
+        );
+        const row = rows[0];
+        return row && row.run_id !== null ? claimedFrom(row) : undefined;
+      });
+    } catch (err) {
+      // another worker claimed the thread's head meanwhile: it is running, nothing to settle
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
   }
 
   /**

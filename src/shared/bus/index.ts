@@ -114,7 +114,9 @@ export class RedisBus extends MultiplexedBus {
     // ioredis reconnects forever with backoff and, with autoResubscribe, subscribes the
     // subscriber connection to every channel again (spelled out: the bus depends on it).
     const opts = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, autoResubscribe: true };
-    const pub = new Redis(uri, opts);
+    // Publishes issued in one event-loop turn (many runs' events and ends under load) leave in
+    // one socket write: each write was a syscall waking Redis (~6% of a busy server's CPU).
+    const pub = new Redis(uri, { ...opts, enableAutoPipelining: true });
     const sub = new Redis(uri, opts);
     // ioredis logs unhandled 'error' events loudly; reconnection is automatic.
     pub.on("error", () => undefined);
