@@ -107,8 +107,21 @@ export class MultipartSplitter {
   }
 }
 
+/**
+ * The SDKs' own part headers, exactly: `Content-Disposition: form-data; name="<ascii name>"`, and
+ * optionally `Content-Type: <type>` (and a `Content-Length`) after it. Read with one regex; any other
+ * header block takes the general path.
+ */
+const SDK_HEADERS = /^Content-Disposition: form-data; name="([\x20\x21\x23-\x5b\x5d-\x7e]*)"(?:; filename="[^"\\\r\n]*")?(?:\r\nContent-Type: ([^;\r\n]*)[^\r\n]*)?(?:\r\nContent-Length: \d+)?$/i;
+
 /** Name and content type from a part's header block. */
 function parseHeaders(block: string): { name: string; contentType: string } {
+  const sdk = SDK_HEADERS.exec(block);
+  if (sdk) return { name: sdk[1]!, contentType: (sdk[2] ?? "").trim() };
+  return parseHeadersGeneral(block);
+}
+
+function parseHeadersGeneral(block: string): { name: string; contentType: string } {
   let name = "";
   let contentType = "";
   for (const line of block.split("\r\n")) {
