@@ -33,15 +33,11 @@
  *        [--workload posted-patched|merged|both] [--replay-concurrency 10] [--skip-stats]
  *        [--cpu-prof DIR]   (writes a CPU profile of each server to DIR when it exits)
  */
-import { execSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { gunzipSync } from "node:zlib";
-import { Client, RunTree } from "langsmith";
-import pg from "pg";
-import { buildDist, createDb, forkBerth, pool, printTable, seedProjectRuns, summary, type BenchDb } from "./lib.js";
+import { buildDist, printTable, seedProjectRuns, summary } from "./lib.js";
+import { api, countOperations, cpuUsed, floor, freshState, INGEST_PROJECT, merged, RUNS_PER_TRACE, sdkIngest, sendAll, storedRuns, type Captured, type Workload } from "./tracing-workload.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -54,325 +50,21 @@ const { values: args } = parseArgs({
     "cpu-prof": { type: "string" },
   },
 });
-type Workload = "posted-patched" | "merged";
 const WORKLOADS: Workload[] =
   args.workload === "both" ? ["posted-patched", "merged"] : args.workload === "posted-patched" || args.workload === "merged" ? [args.workload] : [];
 if (!WORKLOADS.length) throw new Error(`--workload must be posted-patched, merged or both, not ${args.workload}`);
-const RUNS_PER_TRACE = 4;
 const TRACES = Math.ceil(Number(args.runs) / RUNS_PER_TRACE);
 const RUNS = TRACES * RUNS_PER_TRACE;
 const STATS_RUNS = Math.ceil(Number(args["stats-runs"]) / RUNS_PER_TRACE) * RUNS_PER_TRACE;
 const QUERIES = Number(args.queries);
 const REPLAY_CONCURRENCY = Number(args["replay-concurrency"]);
 const FLOOR_REPEATS = 3;
-const API_KEY = "berth-bench-key-0123456789abcdef";
-const INGEST_PROJECT = "bench-ingest";
 const STATS_PROJECT = "bench-stats";
-
-// ---- the server ------------------------------------------------------------------------------
-interface TracingServer {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-async function startTracing(db: BenchDb): Promise<TracingServer> {
-  const { child, ready, stop } = await forkBerth(["tracing", "--port", "0"], {
-    env: { ...process.env, DATABASE_URI: db.uri!, BERTH_API_KEY: API_KEY, BERTH_DATA_DIR: db.dataDir, LOG_LEVEL: "warn" },
-    execArgv: args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : [],
-  });
-  return { url: ready.url, child, stop };
-}
-
-/** A scratch database, a server on it and a pg pool: a fresh, empty state. */
-async function freshState() {
-  const db = await createDb("postgres");
-  const server = await startTracing(db);
-  const sql = new pg.Pool({ connectionString: db.uri, max: 12 });
-  return {
-    db,
-    server,
-    sql,
-    cpu: () => cpuNow(sql, server.child.pid!),
-    async close() {
-      await sql.end();
-      await server.stop();
-      await db.drop();
-    },
-  };
-}
-
-async function api<T>(url: string, init: RequestInit = {}): Promise<T> {
-  const res = await fetch(url, { ...init, headers: { "x-api-key": API_KEY, ...(init.body ? { "content-type": "application/json" } : {}) } });
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-/** Runs stored in a project (by name), and how many are still pending. */
-async function storedRuns(sql: pg.Pool, project: string) {
-  const { rows } = await sql.query<{ id: string | null; n: string; pending: string; llm_priced: string }>(
-    `SELECT min(p.id::text) AS id, count(r.id) AS n, count(r.id) FILTER (WHERE r.status = 'pending') AS pending,
-       count(r.id) FILTER (WHERE r.run_type = 'llm' AND r.total_cost IS NOT NULL) AS llm_priced
-     FROM tracing_projects p LEFT JOIN tracing_runs r ON r.project_id = p.id WHERE p.name = $1`,
-    [project],
-  );
-  const r = rows[0]!;
-  return { projectId: r.id, n: Number(r.n), pending: Number(r.pending), llmPriced: Number(r.llm_priced) };
-}
-
-// ---- CPU time of the three processes (they share the machine's cores) ---------------------------
-const CLK_TCK = Number(execSync("getconf CLK_TCK").toString().trim()) || 100;
-function procCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime + stime
-  } catch {
-    return 0; // gone, or not visible from here
-  }
-}
-interface Cpu {
-  client: number;
-  server: number;
-  /** Postgres backends connected to the scratch database, by pid. */
-  backends: Map<number, number>;
-}
-async function cpuNow(sql: pg.Pool, serverPid: number): Promise<Cpu> {
-  const { rows } = await sql.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
-  const u = process.cpuUsage();
-  return { client: (u.user + u.system) / 1e6, server: procCpu(serverPid), backends: new Map(rows.map((r) => [r.pid, procCpu(r.pid)])) };
-}
-/** CPU seconds used between two snapshots (backends that appeared in between count from zero). */
-function cpuUsed(a: Cpu, b: Cpu) {
-  let postgres = 0;
-  for (const [pid, t] of b.backends) postgres += t - (a.backends.get(pid) ?? 0);
-  return { client: b.client - a.client, server: b.server - a.server, postgres };
-}
-
-// ---- the SDK workload ------------------------------------------------------------------------
-const MODELS = [
-  { provider: "openai", model: "gpt-4o-mini" },
-  { provider: "openai", model: "gpt-4.1" },
-  { provider: "anthropic", model: "claude-3-5-haiku-20241022" },
-  { provider: "anthropic", model: "claude-sonnet-4-20250514" },
-];
-const filler = (i: number, words: number) => Array.from({ length: words }, (_, w) => `w${(i * 31 + w * 7) % 997}`).join(" ");
-
-/**
- * One trace: a chain root with a retriever, an LLM call and a tool (4 runs).
- * posted-patched: each run is posted when it starts and patched when it ends (2 operations).
- * merged: each run is ended before it is posted, so the SDK queues one post carrying outputs and
- * end_time (RunTree.postRun → client.createRun → the auto-batch queue → /runs/multipart); the
- * runs are posted in start order (root first), once the trace is done.
- */
-async function trace(client: Client, project: string, i: number, epoch: number, workload: Workload): Promise<void> {
-  const merged = workload === "merged";
-  const started: RunTree[] = [];
-  const begin = async (run: RunTree) => {
-    started.push(run);
-    if (!merged) await run.postRun();
-    return run;
-  };
-  const finish = async (run: RunTree, outputs: Record<string, unknown> | undefined, error: string | undefined, endTime: number) => {
-    await run.end(outputs, error, endTime);
-    if (!merged) await run.patchRun();
-  };
-
-  const start = epoch + i * 20; // runs spread over time, as an application would produce them
-  const { provider, model } = MODELS[i % MODELS.length]!;
-  const question = `Question ${i}: how do I configure the deployment so that ${filler(i, 20)}?`;
-  const root = await begin(
-    new RunTree({
-      name: "support_agent",
-      run_type: "chain",
-      project_name: project,
-      client,
-      start_time: start,
-      inputs: { messages: [{ role: "user", content: question }] },
-      metadata: { thread_id: `thread-${i % 1000}`, user_id: `user-${i % 97}` },
-      tags: ["bench", "support"],
-    }),
-  );
-
-  const retriever = await begin(root.createChild({ name: "search_docs", run_type: "retriever", start_time: start + 3, inputs: { query: question } }));
-  const documents = [0, 1, 2].map((d) => ({ page_content: `Doc ${d} for ${i}: ${filler(i + d, 30)}`, metadata: { source: `docs/page-${(i + d) % 50}.md` } }));
-  await finish(retriever, { documents }, undefined, start + 40 + (i % 30));
-
-  const llmStart = start + 80;
-  const llm = await begin(
-    root.createChild({
-      name: provider === "openai" ? "ChatOpenAI" : "ChatAnthropic",
-      run_type: "llm",
-      start_time: llmStart,
-      inputs: {
-        messages: [
-          { role: "system", content: `You are a support assistant. Answer from the documents. ${filler(i, 15)}` },
-          { role: "user", content: `${question}\n\nDocuments:\n${documents.map((d) => d.page_content).join("\n")}` },
-        ],
-      },
-      metadata: { ls_provider: provider, ls_model_name: model, ls_model_type: "chat", ls_temperature: 0.2 },
-      extra: { invocation_params: { model, temperature: 0.2, max_tokens: 1024 } },
-    }),
-  );
-  const input_tokens = 180 + (i % 200);
-  const output_tokens = 40 + (i % 120);
-  await finish(
-    llm,
-    {
-      choices: [{ index: 0, message: { role: "assistant", content: `Answer ${i}: ${filler(i, 40)}` }, finish_reason: "stop" }],
-      model,
-      usage_metadata: { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens, input_token_details: { cache_read: i % 3 ? 0 : 64 } },
-    },
-    undefined,
-    llmStart + 400 + ((i * 37) % 2500),
-  );
-
-  const toolStart = llmStart + 3000;
-  const tool = await begin(root.createChild({ name: "format_answer", run_type: "tool", start_time: toolStart, inputs: { text: `Answer ${i}` } }));
-  await finish(tool, { markdown: `**Answer ${i}**\n\n${filler(i, 10)}` }, undefined, toolStart + 2);
-
-  if (i % 50 === 7) await finish(root, undefined, "RateLimitError: upstream busy", toolStart + 5);
-  else await finish(root, { messages: [{ role: "assistant", content: `Answer ${i}` }] }, undefined, toolStart + 5);
-
-  if (merged) for (const run of started) await run.postRun();
-}
-
-/** One `POST /runs/multipart` as the SDK sent it. */
-interface Captured {
-  body: Buffer;
-  contentType: string;
-  contentEncoding: string | null;
-}
-
-/** A request body, whatever form the SDK gave it in, as bytes (a stream is consumed: send the bytes instead). */
-async function bodyBytes(body: unknown): Promise<{ bytes: Buffer; contentType: string | null }> {
-  if (body == null) return { bytes: Buffer.alloc(0), contentType: null };
-  if (body instanceof Uint8Array) return { bytes: Buffer.from(body), contentType: null }; // a copy
-  if (body instanceof ArrayBuffer) return { bytes: Buffer.from(body.slice(0)), contentType: null };
-  if (typeof body === "string") return { bytes: Buffer.from(body), contentType: null };
-  // Blob, ReadableStream, FormData, URLSearchParams, async iterables: as fetch would encode them
-  const res = new Response(body as ConstructorParameters<typeof Response>[0]);
-  return { bytes: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get("content-type") };
-}
-
-/**
- * The SDK's fetchImplementation: times each POST /runs/multipart and, while `capture` is set,
- * records it (body bytes exactly as sent, content-type, content-encoding) for the replay.
- */
-function capturingFetch() {
-  const state = {
-    latencies: [] as number[],
-    statuses: new Map<number, number>(),
-    inFlight: 0,
-    peak: 0,
-    bytes: 0,
-    capture: null as Captured[] | null,
-  };
-  const f: typeof fetch = async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    if (!url.endsWith("/runs/multipart")) return fetch(input, init);
-    state.inFlight++;
-    state.peak = Math.max(state.peak, state.inFlight);
-    const t0 = performance.now();
-    try {
-      const headers = new Headers(init?.headers);
-      const { bytes, contentType } = await bodyBytes(init?.body);
-      state.bytes += bytes.byteLength;
-      const record: Captured = { body: bytes, contentType: headers.get("content-type") ?? contentType ?? "", contentEncoding: headers.get("content-encoding") };
-      const res = await fetch(input, { ...init, body: bytes });
-      state.latencies.push(performance.now() - t0);
-      state.statuses.set(res.status, (state.statuses.get(res.status) ?? 0) + 1);
-      if (res.ok) state.capture?.push(record); // a failed attempt the SDK retries is not replayed twice
-      return res;
-    } finally {
-      state.inFlight--;
-    }
-  };
-  return { state, fetch: f };
-}
-
-async function sdkIngest(url: string, cpu: () => Promise<Cpu>, workload: Workload) {
-  const timed = capturingFetch();
-  const client = new Client({ apiUrl: url, apiKey: API_KEY, autoBatchTracing: true, fetchImplementation: timed.fetch });
-  const epoch = Date.now() - 2 * 3_600_000;
-  // warm-up (its own project): JIT, connections, prepared caches; not counted, but captured to
-  // warm the replay's server the same way
-  const warmup: Captured[] = [];
-  timed.state.capture = warmup;
-  const warm = Math.max(50, Math.ceil(TRACES / 50));
-  for (let i = 0; i < warm; i++) await trace(client, "bench-warmup", i, epoch, workload);
-  await client.awaitPendingTraceBatches();
-  const measured: Captured[] = [];
-  timed.state.capture = measured;
-  timed.state.latencies = [];
-  timed.state.statuses.clear();
-  timed.state.peak = 0;
-  timed.state.bytes = 0;
-
-  const before = await cpu();
-  const t0 = performance.now();
-  for (let i = 0; i < TRACES; i++) await trace(client, INGEST_PROJECT, i, epoch, workload);
-  const queuedMs = performance.now() - t0;
-  await client.awaitPendingTraceBatches();
-  await merged(url);
-  const seconds = (performance.now() - t0) / 1000;
-  timed.state.capture = null;
-  const { latencies, statuses, peak, bytes } = timed.state;
-  return { seconds, queuedMs, cpu: cpuUsed(before, await cpu()), latencies, statuses, peak, bytes, warmup, measured };
-}
-
-/** The run operations in captured requests, read from their multipart part names (gzip or plain bodies). */
-function countOperations(requests: Captured[]) {
-  const ops = { post: 0, patch: 0, postFinished: 0, unread: 0 };
-  for (const r of requests) {
-    if (r.contentEncoding && r.contentEncoding !== "gzip") {
-      ops.unread++;
-      continue;
-    }
-    const text = (r.contentEncoding ? gunzipSync(r.body) : r.body).toString("latin1");
-    const finished = new Set<string>(); // posts that carry outputs or an error: a finished run
-    for (const m of text.matchAll(/name="(post|patch)\.([0-9a-f-]{36})(\.outputs|\.error)?"/g)) {
-      if (!m[3]) ops[m[1] as "post" | "patch"]++;
-      else if (m[1] === "post") finished.add(m[2]!);
-    }
-    ops.postFinished += finished.size;
-  }
-  return ops;
-}
-
-/**
- * Wait until everything ingested is merged into runs: the query API merges its tenant's staged
- * rows before it reads (read-your-writes), so one read returns after the merge.
- */
-async function merged(url: string): Promise<void> {
-  await api(`${url}/projects?name=${encodeURIComponent(INGEST_PROJECT)}`);
-}
-
-// ---- replay: the SDK's captured requests, resent with plain fetch ----------------------------
-async function send(url: string, r: Captured): Promise<number> {
-  const headers: Record<string, string> = { "x-api-key": API_KEY, "content-type": r.contentType };
-  if (r.contentEncoding) headers["content-encoding"] = r.contentEncoding;
-  const res = await fetch(`${url}/runs/multipart`, { method: "POST", headers, body: r.body });
-  await res.arrayBuffer(); // read to the end: the connection is free for the next request
-  return res.status;
-}
-async function sendAll(url: string, requests: Captured[], concurrency: number, latencies?: number[], statuses?: Map<number, number>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, requests.length) }, async () => {
-      while (next < requests.length) {
-        const r = requests[next++]!;
-        const t0 = performance.now();
-        const status = await send(url, r);
-        latencies?.push(performance.now() - t0);
-        statuses?.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    }),
-  );
-}
+const serverArgv = () => (args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : []);
 
 /** On a fresh, empty database and server: the warm-up requests (not counted), then the measured ones. */
 async function replay(warmup: Captured[], measured: Captured[], concurrency: number) {
-  const state = await freshState();
+  const state = await freshState(serverArgv());
   try {
     await sendAll(state.server.url, warmup, concurrency);
     const latencies: number[] = [];
@@ -392,37 +84,6 @@ async function replay(warmup: Captured[], measured: Captured[], concurrency: num
   }
 }
 
-// ---- the floor: the same rows with pg alone --------------------------------------------------
-async function floor(db: pg.Pool, projectId: string, rowsPerBatch: number, concurrency: number, cpu: () => Promise<Cpu>) {
-  await db.query("CREATE TABLE floor_runs (LIKE tracing_runs INCLUDING ALL)");
-  await db.query("ALTER TABLE floor_runs ADD FOREIGN KEY (project_id) REFERENCES tracing_projects (id) ON DELETE CASCADE");
-  // every column as stored, in the order the server stored them
-  const { rows } = await db.query<{ r: Record<string, unknown> }>("SELECT to_jsonb(t) AS r FROM tracing_runs t WHERE project_id = $1 ORDER BY created_at, id", [projectId]);
-  const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < rows.length; i += rowsPerBatch) batches.push(rows.slice(i, i + rowsPerBatch).map((x) => x.r));
-  const insert = (batch: Record<string, unknown>[]) => db.query("INSERT INTO floor_runs SELECT * FROM jsonb_populate_recordset(NULL::floor_runs, $1::jsonb)", [JSON.stringify(batch)]);
-  for (const b of batches.slice(0, 5)) await insert(b); // warm-up
-  await Promise.all(Array.from({ length: concurrency }, () => db.query("SELECT 1"))); // connections open before the snapshot
-  // a short measurement (about a second), so the median of FLOOR_REPEATS, each into the emptied table
-  const trials = [];
-  for (let t = 0; t < FLOOR_REPEATS; t++) {
-    await db.query("TRUNCATE floor_runs");
-    const before = await cpu();
-    const lat: number[] = [];
-    const t0 = performance.now();
-    await pool(batches.length, concurrency, async (i) => {
-      const s = performance.now();
-      await insert(batches[i]!);
-      lat.push(performance.now() - s);
-    });
-    const seconds = (performance.now() - t0) / 1000;
-    const used = cpuUsed(before, await cpu());
-    const { rows: n } = await db.query<{ n: string }>("SELECT count(*) AS n FROM floor_runs");
-    trials.push({ rows: Number(n[0]!.n), batches: batches.length, seconds, latency: summary(lat), cpu: used });
-  }
-  await db.query("DROP TABLE floor_runs");
-  return trials.sort((a, b) => a.seconds - b.seconds)[Math.floor(trials.length / 2)]!;
-}
 
 async function timeQuery(url: string, n: number): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < 3; i++) await api(url); // warm-up
@@ -450,7 +111,7 @@ const WORKLOAD_TEXT: Record<Workload, string> = {
 
 async function ingest(workload: Workload) {
   // ---- live: the SDK end to end, capturing its requests; then the floor on the stored rows
-  const live = await freshState();
+  const live = await freshState(serverArgv());
   let sdk: Awaited<ReturnType<typeof sdkIngest>>;
   let stored: Awaited<ReturnType<typeof storedRuns>>;
   let apiRuns = 0;
@@ -458,7 +119,7 @@ async function ingest(workload: Workload) {
   const concurrencies: number[] = [];
   const floors = new Map<number, Awaited<ReturnType<typeof floor>>>();
   try {
-    sdk = await sdkIngest(live.server.url, live.cpu, workload);
+    sdk = await sdkIngest(live.server.url, live.cpu, workload, TRACES);
     stored = await storedRuns(live.sql, INGEST_PROJECT);
     if (!stored.projectId) throw new Error(`project ${INGEST_PROJECT} not found`);
     const listed = await api<{ projects: { stats?: { run_count: number } }[] }>(`${live.server.url}/projects?name=${encodeURIComponent(INGEST_PROJECT)}`);
@@ -467,7 +128,7 @@ async function ingest(workload: Workload) {
     rowsPerBatch = Math.max(1, Math.round(stored.n / Math.max(1, sdk.measured.length)));
     concurrencies.push(Math.max(1, sdk.peak));
     if (REPLAY_CONCURRENCY !== concurrencies[0]) concurrencies.push(REPLAY_CONCURRENCY);
-    for (const c of concurrencies) floors.set(c, await floor(live.sql, stored.projectId, rowsPerBatch, c, live.cpu));
+    for (const c of concurrencies) floors.set(c, await floor(live.sql, stored.projectId, rowsPerBatch, c, live.cpu, FLOOR_REPEATS));
   } finally {
     await live.close();
   }
@@ -570,7 +231,7 @@ async function ingest(workload: Workload) {
 }
 
 async function statsBench() {
-  const state = await freshState();
+  const state = await freshState(serverArgv());
   const { server, sql } = state;
   try {
     const statsProject = await api<{ id: string }>(`${server.url}/projects`, { method: "POST", body: JSON.stringify({ name: STATS_PROJECT }) });

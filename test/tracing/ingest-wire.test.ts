@@ -175,8 +175,37 @@ describeBackends("tracing ingestion on the wire", (backend) => {
     expect(stored.messages.messages[0].content.filter((b: any) => b.type === "image")).toHaveLength(3);
   });
 
+  it("stores a multipart payload part as sent: integers past double precision exact; what jsonb cannot hold is still cleaned first", async () => {
+    const name = project("as-sent");
+    const [exact, huge, nul] = [pyRun(name), pyRun(name), pyRun(name)];
+    const form = multipart([
+      [`post.${exact.id}`, exact],
+      [`post.${exact.id}.inputs`, '{"big": 12345678901234567890, "nested": {"list": [1, 2.50, "three"]}}'],
+      [`post.${huge.id}`, huge],
+      [`post.${huge.id}.inputs`, '{"x": 1e400}'],
+      [`post.${nul.id}`, nul],
+      [`post.${nul.id}.inputs`, '{"s": "a\\u0000b"}'],
+    ]);
+    const res = await send(server, "/runs/multipart", form);
+    expect(res.status).toBe(202);
+    await eventually(async () => (await server.api(`/runs/${nul.id}`)).status === 200);
+    const pool = server.handle.facility.pool;
+    const stored = async (id: string) => (await pool.query("SELECT inputs::text AS t FROM tracing_runs WHERE id = $1", [id])).rows[0]?.t as string;
+    // JSON.parse reads 12345678901234567890 as 12345678901234567000: the part's text keeps it
+    expect(JSON.parse((await stored(exact.id)).replace(/"big": (\d+)/, '"big": "$1"'))).toEqual({ big: "12345678901234567890", nested: { list: [1, 2.5, "three"] } });
+    expect(await stored(huge.id)).toBe('{"x": null}'); // JSON.parse's Infinity, as before: not a numeric jsonb refuses
+    expect(JSON.parse(await stored(nul.id))).toEqual({ s: "a\uFFFDb" });
+  });
+
   it("refuses a body over the limit with 413", async () => {
     const res = await send(server, "/runs/batch", Buffer.alloc(65 * MiB, 32), { "content-type": "application/json" });
+    expect(res.status).toBe(413);
+    expect(res.body.detail).toMatch(/limit/);
+  });
+
+  it("refuses a gzip body that is small as sent but over the limit uncompressed with 413", async () => {
+    // 65 MiB of spaces compresses to about 64 KB: the limit is on what it becomes
+    const res = await send(server, "/runs/batch", gzipSync(Buffer.alloc(65 * MiB, 32)), { "content-type": "application/json", "content-encoding": "gzip" });
     expect(res.status).toBe(413);
     expect(res.body.detail).toMatch(/limit/);
   });

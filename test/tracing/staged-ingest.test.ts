@@ -160,3 +160,67 @@ describe.skipIf(!servicesUp())("staged tracing ingest across a crash [postgres]"
     expect(await count("tracing_ingest_failures")).toBe(0);
   });
 });
+
+describe.skipIf(!servicesUp())("staged tracing ingest, two live processes on one database [postgres]", () => {
+  let s: TracingTestServer;
+  let sql: pg.Pool;
+  beforeAll(async () => {
+    // the database, and a reader; this process never takes over the children's rows
+    s = await startTracingTestServer("postgres", { recoverAfterSeconds: 24 * 3600 });
+    sql = new pg.Pool({ connectionString: s.db.uri });
+  });
+  afterAll(async () => {
+    await sql?.end();
+    await s?.close();
+  });
+
+  it("each run is merged once and the rollups are exact when a run's post and patch go to different processes, each taking over the other's staged rows", async () => {
+    const name = `two-${randomUUID().slice(0, 6)}`;
+    const traces = 30;
+    // recovery at once: each process also merges what the other has staged (the race to claim a row)
+    const env = { BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" };
+    const [a, b] = [forkTracing(s.db.uri!, env), forkTracing(s.db.uri!, env)];
+    try {
+      const [clientA, clientB] = [new Client({ apiUrl: await a.ready, apiKey: TEST_API_KEY, autoBatchTracing: true }), new Client({ apiUrl: await b.ready, apiKey: TEST_API_KEY, autoBatchTracing: true })];
+      const ids: string[] = [];
+      await Promise.all(
+        Array.from({ length: traces }, async (_, i) => {
+          // posted through one process, patched through the other (alternating which)
+          const [first, second] = i % 2 ? [clientA, clientB] : [clientB, clientA];
+          const root = new RunTree({ name: "agent", run_type: "chain", project_name: name, client: first, inputs: { q: i } });
+          await root.postRun();
+          const llm = root.createChild({ name: "llm", run_type: "llm", inputs: { q: i }, metadata: { ls_provider: "openai", ls_model_name: "gpt-4o-mini" } });
+          await llm.postRun();
+          await first.awaitPendingTraceBatches(); // the posts are out before the patches
+          llm.client = second;
+          root.client = second;
+          await llm.end({ choices: [{ message: { role: "assistant", content: `a${i}` } }], usage_metadata: { input_tokens: 10 + i, output_tokens: 5, total_tokens: 15 + i } });
+          await llm.patchRun();
+          await root.end({ answer: i });
+          await root.patchRun();
+          ids.push(root.id, llm.id);
+        }),
+      );
+      await Promise.all([clientA.awaitPendingTraceBatches(), clientB.awaitPendingTraceBatches()]);
+      await eventually(async () => (await sql.query("SELECT count(*)::int AS n FROM tracing_staged")).rows[0].n === 0);
+      // what both processes read is the same, complete, merged state
+      for (const url of [await a.ready, await b.ready]) {
+        const res = await fetch(`${url}/projects?name=${name}`, { headers: { "x-api-key": TEST_API_KEY } });
+        const stats = ((await res.json()) as { projects: { stats: Record<string, unknown> }[] }).projects[0]!.stats;
+        expect(stats).toMatchObject({ run_count: traces * 2, trace_count: traces, total_tokens: tokensOf(traces) });
+      }
+      const runs = (await sql.query("SELECT id::text, status, total_tokens::int AS tokens FROM tracing_runs ORDER BY id")).rows;
+      expect(runs.map((r) => r.id)).toEqual([...ids].sort());
+      expect(runs.every((r) => r.status === "success")).toBe(true);
+      // the rollups equal a recount of the stored runs, row by row
+      const rollups = (await sql.query("SELECT model, sum(run_count)::int AS runs, sum(trace_count)::int AS traces, sum(llm_count)::int AS llm, sum(total_tokens)::int AS tokens FROM tracing_rollups GROUP BY model ORDER BY model")).rows;
+      expect(rollups).toEqual([
+        { model: "", runs: traces * 2, traces, llm: 0, tokens: 0 },
+        { model: "gpt-4o-mini", runs: 0, traces: 0, llm: traces, tokens: tokensOf(traces) },
+      ]);
+      expect((await sql.query("SELECT count(*)::int AS n FROM tracing_ingest_failures")).rows[0].n).toBe(0);
+    } finally {
+      await Promise.all([stop(a), stop(b)]);
+    }
+  });
+});

@@ -109,8 +109,25 @@ export class MultipartSplitter {
   }
 }
 
+/**
+ * The SDKs' own part headers, exactly: `Content-Disposition: form-data; name="<ascii name>"`, and
+ * optionally `Content-Type: <type>[; <params>]` (and a `Content-Length`) after it; the parameters are kept
+ * (example attachments declare `length=N` there). Read with one regex; any other
+ * header block takes the general path.
+ */
+const SDK_HEADERS = /^Content-Disposition: form-data; name="([\x20\x21\x23-\x5b\x5d-\x7e]*)"(?:; filename="[^"\\\r\n]*")?(?:\r\nContent-Type: ([^;\r\n]*)(?:;([^\r\n]*))?)?(?:\r\nContent-Length: \d+)?$/i;
+
 /** Name and content type from a part's header block. */
 function parseHeaders(block: string): { name: string; contentType: string; typeParams?: string } {
+  const sdk = SDK_HEADERS.exec(block);
+  if (sdk) {
+    const typeParams = sdk[3]?.trim();
+    return { name: sdk[1]!, contentType: (sdk[2] ?? "").trim(), ...(typeParams ? { typeParams } : {}) };
+  }
+  return parseHeadersGeneral(block);
+}
+
+function parseHeadersGeneral(block: string): { name: string; contentType: string; typeParams?: string } {
   let name = "";
   let contentType = "";
   let typeParams = "";

@@ -12,6 +12,7 @@ import zlib from "node:zlib";
 import { ApiError } from "../../shared/errors.js";
 import { bodyStream } from "./body.js";
 import { boundaryOf, MultipartError, MultipartSplitter, type Part } from "./multipart-splitter.js";
+import { parseRemembered } from "./raw-json.js";
 import type { IngestAttachment, IngestOp } from "./service.js";
 
 export interface ParsedMultipart {
@@ -52,7 +53,7 @@ export async function readMultipartParts(req: Request, limit: number, raw?: Buff
   const splitter = new MultipartSplitter(boundary);
   const parts: Part[] = [];
   try {
-    for await (const chunk of bodyStream(req, limit, raw)) parts.push(...splitter.push(chunk as Buffer));
+    for await (const chunk of bodyStream(req, limit, raw)) for (const part of splitter.push(chunk)) parts.push(part);
     splitter.end();
   } catch (err) {
     if (err instanceof MultipartError) throw new ApiError(400, `malformed multipart request: ${err.message.replace(/^malformed multipart body: /, "")}`);
@@ -107,7 +108,8 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
     const text = part.data.toString("utf8");
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      // a payload part's text is kept for the merge to write as is (raw-json.ts)
+      value = field ? parseRemembered(text) : JSON.parse(text);
     } catch (err) {
       if (!field) {
         errors.push({ run_id: id, error: `part "${part.name}" is not valid JSON: ${(err as Error).message}; the run's other parts were not stored either` });

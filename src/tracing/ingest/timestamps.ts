@@ -44,12 +44,21 @@ export function epochMs(iso: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+const UTC_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+
 /**
  * Microseconds since the epoch of a normalised timestamp: `Date.parse` stops at milliseconds, and
  * a dotted order's start carries microseconds while the JS SDK's end has milliseconds only.
  */
 export function epochMicros(iso: string | undefined): number | undefined {
   if (!iso) return undefined;
+  // the usual form (what normalizeTimestamp makes of the SDKs' times) without Date.parse
+  const utc = UTC_RE.exec(iso);
+  if (utc && utc[1]! >= "0100" && utc[4]! <= "23") {
+    const [, y, mo, d, h, mi, s, f] = utc;
+    const ms = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!);
+    if (!Number.isNaN(ms)) return ms * 1000 + (f ? Number(f.padEnd(6, "0").slice(0, 6)) : 0);
+  }
   const frac = /\.(\d+)/.exec(iso)?.[1] ?? "";
   const ms = Date.parse(iso.replace(/\.\d+/, ""));
   return Number.isNaN(ms) ? undefined : ms * 1000 + Number(frac.padEnd(6, "0").slice(0, 6));

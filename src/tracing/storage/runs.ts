@@ -2,6 +2,7 @@
 import type { Queryable } from "../../shared/db/index.js";
 import type { Json, RunRecord } from "../run.js";
 import type { RunFacts } from "../rollups/contribution.js";
+import { jsonText } from "../ingest/raw-json.js";
 
 /** A run row as stored (numeric columns come back from pg as strings; `fromRow` fixes that). */
 export interface RunRow extends RunFacts {
@@ -156,6 +157,8 @@ const COLUMNS: [keyof RunRow, string][] = [
   ["problems", "text[]"],
 ];
 
+const KEYS = COLUMNS.map(([c]) => [c, `${JSON.stringify(c)}:`] as const);
+
 const RECORDSET = `jsonb_to_recordset($1::jsonb) AS x(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(", ")})`;
 const INSERT_SQL = `INSERT INTO tracing_runs (${COLUMNS.map(([c]) => c).join(", ")}) SELECT ${COLUMNS.map(([c]) => c).join(", ")} FROM ${RECORDSET}`;
 const UPDATE_SQL = `
@@ -173,14 +176,19 @@ const UPDATE_SQL = `
  */
 export async function writeRuns(db: Queryable, rows: RunRow[], existing: Set<string>): Promise<void> {
   // Absent keys read as NULL: leaving the (many) null columns out shortens the statement a lot.
-  const payload = (list: RunRow[]) =>
-    JSON.stringify(
-      list.map((r) => {
-        const o: Record<string, unknown> = {};
-        for (const [c] of COLUMNS) if (r[c] !== null && r[c] !== undefined) o[c] = r[c];
-        return o;
-      }),
-    );
+  // Written by hand so a payload goes in as the text it was sent as (ingest/raw-json.ts).
+  const payload = (list: RunRow[]) => {
+    const rows: string[] = [];
+    for (const r of list) {
+      const fields: string[] = [];
+      for (const [c, key] of KEYS) {
+        const v = r[c];
+        if (v !== null && v !== undefined) fields.push(key + jsonText(v));
+      }
+      rows.push(`{${fields.join(",")}}`);
+    }
+    return `[${rows.join(",")}]`;
+  };
   const fresh = rows.filter((r) => !existing.has(r.id));
   const known = rows.filter((r) => existing.has(r.id));
   if (fresh.length) await db.query(INSERT_SQL, [payload(fresh)]);

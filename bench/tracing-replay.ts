@@ -1,0 +1,130 @@
+/**
+ * Tracing ingest, replayed on one warm server: the tool for profiling and for comparing changes,
+ * where bench/tracing.ts is the full benchmark (a fresh server per measurement, the live SDK, stats).
+ *
+ * The langsmith SDK's `POST /runs/multipart` requests for N runs are captured once (or loaded from
+ * --load, saved with --save), then sent R times to one server at --concurrency, each round with its
+ * run ids rewritten (the same bytes otherwise, gzip again before the clock starts), so every round
+ * inserts new runs as the SDK would. Per round: runs/s until every run is merged, and the CPU µs per
+ * run of the server and of the database's Postgres backends. Then the pg-only floor on the rows the
+ * rounds stored (as bench/tracing.ts measures it), at the same concurrency and batch size.
+ *
+ * With --cpu-prof DIR the server writes a CPU profile when it exits, and DIR/window.json says when
+ * the measured rounds ran, for a summary of them alone:
+ *   node --import tsx bench/cpuprofile-top.ts DIR/<file>.cpuprofile --window DIR/window.json
+ *
+ * Usage: node --import tsx bench/tracing-replay.ts [--runs 2000] [--workload posted-patched|merged]
+ *        [--concurrency 5] [--rounds 3] [--save FILE | --load FILE] [--cpu-prof DIR] [--from-source]
+ * (--from-source runs the server from src/ through tsx; otherwise build dist/ first: npx tsc -p tsconfig.build.json)
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { execSync } from "node:child_process";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { printTable, summary } from "./lib.js";
+import { cpuUsed, floor, freshState, INGEST_PROJECT, merged, RUNS_PER_TRACE, sdkIngest, sendAll, storedRuns, type Captured, type Workload } from "./tracing-workload.js";
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: "string", default: "2000" },
+    workload: { type: "string", default: "posted-patched" },
+    concurrency: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+    save: { type: "string" },
+    load: { type: "string" },
+    "cpu-prof": { type: "string" },
+    "from-source": { type: "boolean", default: false },
+  },
+});
+const workload = args.workload as Workload;
+if (workload !== "posted-patched" && workload !== "merged") throw new Error(`--workload must be posted-patched or merged, not ${args.workload}`);
+const TRACES = Math.ceil(Number(args.runs) / RUNS_PER_TRACE);
+const RUNS = TRACES * RUNS_PER_TRACE;
+const CONCURRENCY = Number(args.concurrency);
+const ROUNDS = Number(args.rounds);
+const env = args["from-source"] ? { BERTH_FROM_SOURCE: "1" } : {};
+const uptime = () => execSync("uptime").toString().trim().replace(/^.*load average/, "load average");
+
+interface Saved {
+  workload: Workload;
+  runs: number;
+  warmup: Captured[];
+  measured: Captured[];
+}
+const toJson = (c: Captured) => ({ ...c, body: c.body.toString("base64") });
+const fromJson = (c: Captured & { body: string }) => ({ ...c, body: Buffer.from(c.body, "base64") });
+
+async function capture(): Promise<Saved> {
+  if (args.load) {
+    const saved = JSON.parse(readFileSync(args.load, "utf8")) as Saved;
+    return { ...saved, warmup: saved.warmup.map((c) => fromJson(c as never)), measured: saved.measured.map((c) => fromJson(c as never)) };
+  }
+  const state = await freshState([], env);
+  try {
+    const sdk = await sdkIngest(state.server.url, state.cpu, workload, TRACES);
+    const saved = { workload, runs: RUNS, warmup: sdk.warmup, measured: sdk.measured };
+    if (args.save) writeFileSync(args.save, JSON.stringify({ ...saved, warmup: saved.warmup.map(toJson), measured: saved.measured.map(toJson) }));
+    return saved;
+  } finally {
+    await state.close();
+  }
+}
+
+/** The same requests with every UUID's first 8 hex digits set to `round`: new runs, same bytes otherwise. */
+function rewriteIds(requests: Captured[], round: number): Captured[] {
+  const prefix = round.toString(16).padStart(8, "0");
+  return requests.map((r) => {
+    const plain = r.contentEncoding === "gzip" ? gunzipSync(r.body) : r.body;
+    const text = plain.toString("latin1").replace(/[0-9a-f]{8}(?=-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/g, prefix);
+    const body = Buffer.from(text, "latin1");
+    return { ...r, body: r.contentEncoding === "gzip" ? gzipSync(body) : body };
+  });
+}
+
+const saved = await capture();
+if (saved.workload !== workload) throw new Error(`${args.load} holds workload ${saved.workload}, not ${workload}`);
+const runs = saved.runs;
+const execArgv = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : [];
+const state = await freshState(execArgv, env);
+const rows: string[][] = [];
+const f = (n: number, d = 0) => n.toFixed(d);
+try {
+  const url = state.server.url;
+  const rounds = Array.from({ length: ROUNDS }, (_, i) => rewriteIds(saved.measured, i + 1));
+  await sendAll(url, rewriteIds(saved.warmup, 0xffff), CONCURRENCY);
+  await sendAll(url, rewriteIds(saved.measured, 0xfffe), CONCURRENCY);
+  await merged(url);
+  const totals = { seconds: 0, server: 0, postgres: 0 };
+  const from = process.hrtime.bigint() / 1000n; // the monotonic clock, as the profile's timestamps
+  for (let round = 1; round <= ROUNDS; round++) {
+    const requests = rounds[round - 1]!;
+    const latencies: number[] = [];
+    const before = await state.cpu();
+    const t0 = performance.now();
+    await sendAll(url, requests, CONCURRENCY, latencies);
+    const accepted = (performance.now() - t0) / 1000;
+    await merged(url);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuUsed(before, await state.cpu());
+    totals.seconds += seconds;
+    totals.server += cpu.server;
+    totals.postgres += cpu.postgres;
+    const lat = summary(latencies);
+    rows.push([`round ${round}`, f(runs / seconds), f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), uptime()]);
+  }
+  if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
+  const all = runs * ROUNDS;
+  rows.push(["all rounds", f(all / totals.seconds), "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), ""]);
+  const stored = await storedRuns(state.sql, INGEST_PROJECT);
+  if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);
+  const fl = await floor(state.sql, stored.projectId!, Math.max(1, Math.round(runs / saved.measured.length)), CONCURRENCY, state.cpu);
+  rows.push([`floor (pg only)`, f(fl.rows / fl.seconds), "", f(fl.seconds, 2), f(fl.latency.p50, 1), f(fl.latency.p99, 1), "", f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.postgres) / fl.rows), uptime()]);
+  const ratio = all / totals.seconds / (fl.rows / fl.seconds);
+  console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}`);
+  printTable(["", "runs/s", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "load"], rows);
+  console.log(`replay ${(100 * ratio).toFixed(0)}% of the floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * fl.cpu.postgres) / fl.rows)} µs`);
+} finally {
+  await state.close();
+}
+process.exit(0);
