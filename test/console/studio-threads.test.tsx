@@ -152,6 +152,11 @@ describe("a thread", () => {
     // a UUID context id is the thread id (threadIdForContext)
     renderPanel({ initialThreadId: contextId });
     expect((await screen.findByLabelText("A2A context id")).textContent).toBe(contextId);
+    // and the agent card other agents reach it by (A2A is on in this server)
+    const card = await screen.findByRole("group", { name: "A2A agent card" });
+    expect(within(card).getByLabelText("A2A endpoint").textContent).toContain(`/a2a/${chatAssistant}`);
+    const served = (await (await fetch(`${server.url}/a2a/${chatAssistant}/.well-known/agent-card.json`)).json()) as { name: string };
+    expect(card.textContent).toContain(served.name);
     cleanup();
     const plain = await chatThread({}, "no a2a");
     renderPanel({ initialThreadId: plain });

@@ -1,5 +1,5 @@
 /**
- * One thread: its header (status, A2A context id, runs with their traces), its current state,
+ * One thread: its header (status, A2A context id and agent card, runs with their traces), its current state,
  * and its checkpoint history with time travel.
  */
 import type { Client, Run, Thread, ThreadState } from "@langchain/langgraph-sdk";
@@ -7,6 +7,7 @@ import { useState } from "react";
 import { StatusBadge } from "../../components/common";
 import { fmtTime } from "../../format";
 import { runPaused, threadRunStatuses } from "../run-events";
+import { AgentCardFacts } from "./AgentCardFacts";
 import { History } from "./History";
 import { a2aContextId } from "./search";
 import { StateTree } from "./StateTree";
@@ -100,6 +101,7 @@ export function ThreadDetail({
           </>
         ) : null}
       </dl>
+      <AgentCardFacts client={client} assistantId={threadAssistant(thread) ?? assistantId} />
       <Runs runs={runs} statuses={threadRunStatuses(runs, thread.status, stateRunId(state), resumedPauses.data)} onOpenTrace={onOpenTrace} />
       <div className="tt-tabs" role="tablist">
         <button type="button" role="tab" aria-selected={tab === "state"} onClick={() => setTab("state")}>
@@ -121,6 +123,12 @@ export function ThreadDetail({
     </section>
   );
 }
+
+/** The assistant the thread runs (its runs record it in the thread's metadata), if known. */
+const threadAssistant = (thread: Thread): string | undefined => {
+  const id = (thread.metadata as Record<string, unknown> | null)?.assistant_id;
+  return typeof id === "string" && id ? id : undefined;
+};
 
 /** The run that wrote the thread's current checkpoint (none after an edit made outside a run). */
 const stateRunId = (state: ThreadState): string | undefined => {
