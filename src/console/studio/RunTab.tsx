@@ -31,6 +31,27 @@ function markFirstToken(kind: "received" | "shown"): void {
   if (performance.getEntriesByName(`studio:first-token-${kind}`).length === 0) performance.mark(`studio:first-token-${kind}`);
 }
 
+/**
+ * The run as the server knows it now. After this page asked for a rollback the run is expected to
+ * be gone: it is looked for in the thread's run list rather than asked for by id, so the expected
+ * outcome is not a 404 the browser reports as a failed request.
+ */
+async function lookUpRun(client: Client, thread: string, runId: string, rolledBack: boolean): Promise<RunLookup> {
+  if (rolledBack) {
+    return client.runs.list(thread, { limit: 100 }).then(
+      (runs): RunLookup => {
+        const run = runs.find((r) => r.run_id === runId);
+        return run ? { status: run.status } : "gone";
+      },
+      (): RunLookup => "failed",
+    );
+  }
+  return client.runs.get(thread, runId).then(
+    (run): RunLookup => ({ status: run.status }),
+    (err: { status?: number }): RunLookup => (err?.status === 404 ? "gone" : "failed"),
+  );
+}
+
 export function RunTab({ client, assistant, onOpenTrace }: { client: Client; assistant: Assistant; onOpenTrace?: (runId: string) => void }) {
   const k = clientKey(client);
   const schemas = useQuery({ queryKey: ["studio", k, "schemas", assistant.assistant_id], queryFn: () => client.assistants.getSchemas(assistant.assistant_id) });
@@ -74,10 +95,7 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
         setView((v) => applyEvent(v, event, data));
       }
       if (runId) {
-        const lookup: RunLookup = await client.runs.get(thread, runId).then(
-          (run) => ({ status: run.status }),
-          (err: { status?: number }) => (err?.status === 404 ? "gone" : "failed"),
-        );
+        const lookup = await lookUpRun(client, thread, runId, cancelled.current.get(runId) === "rollback");
         const status = settledRunStatus(lookup, paused, cancelled.current.get(runId));
         setStatus(runId, status);
         if (status === ROLLED_BACK) {
