@@ -222,6 +222,10 @@ describe("Studio: the deployment's agent server through the control plane", () =
     const tree = await visible(page.getByRole("tree"));
     await visible(tree.getByRole("treeitem", { name: /agent/ }));
     await screenshot(page, "studio-07-fork-trace");
+    // and back: the trace leads to the thread in the deployment's Studio
+    await (await visible(page.getByRole("link", { name: "Open thread in Studio" }))).click();
+    await page.waitForURL(new RegExp(`/deployments/${deploymentId}/studio/threads\\?.*thread=${thread.thread_id}`), { timeout: UI_TIMEOUT });
+    await visible(page.getByRole("region", { name: `Thread ${thread.thread_id}` }));
     expect(problems).toEqual([]);
   });
 
