@@ -5,7 +5,7 @@
  * real LangGraph SDK with the session's credentials only; the Studio draws the graph, chats with
  * the `chat` example with streaming, and stops at the `approval` example's interrupt and resumes
  * it from the page; in the Threads tab a past checkpoint is edited and a run forked from it, whose
- * trace opens; a run sent to a busy thread is queued then runs; an assistant is created and edited with the form from its config schema. Each effect is
+ * trace opens; a run sent to a busy thread is queued then runs; one cancelled with rollback is shown rolled back; an assistant is created and edited with the form from its config schema. Each effect is
  * checked through the SDK too. Screenshots in artifacts/screenshots/.
  */
 import { rmSync } from "node:fs";
@@ -156,7 +156,10 @@ describe("Studio: the deployment's agent server through the control plane", () =
     await page.getByRole("button", { name: /^Send/ }).click();
     const interrupt = await visible(page.getByRole("region", { name: "Interrupt" }));
     await visible(interrupt.getByText(/Send this answer\?/));
-    await expect.poll(() => page.locator('[data-node="review"]').getAttribute("class")).toMatch(/interrupted/);
+    // the node waiting at the interrupt is drawn waiting, not done; the node before it is done
+    await expect.poll(() => page.locator('[data-node="review"]').getAttribute("data-state")).toBe("interrupted");
+    expect(await page.locator('[data-node="draft"]').getAttribute("data-state")).toBe("done");
+    await expect.poll(() => page.getByRole("table", { name: "Runs" }).locator("tr").last().getAttribute("data-status")).toBe("interrupted");
     await screenshot(page, "studio-03-interrupted");
     await page.getByRole("textbox", { name: "Resume value" }).fill('"approve"');
     await page.getByRole("button", { name: "Resume" }).click();
@@ -219,6 +222,10 @@ describe("Studio: the deployment's agent server through the control plane", () =
     const tree = await visible(page.getByRole("tree"));
     await visible(tree.getByRole("treeitem", { name: /agent/ }));
     await screenshot(page, "studio-07-fork-trace");
+    // and back: the trace leads to the thread in the deployment's Studio
+    await (await visible(page.getByRole("link", { name: "Open thread in Studio" }))).click();
+    await page.waitForURL(new RegExp(`/deployments/${deploymentId}/studio/threads\\?.*thread=${thread.thread_id}`), { timeout: UI_TIMEOUT });
+    await visible(page.getByRole("region", { name: `Thread ${thread.thread_id}` }));
     expect(problems).toEqual([]);
   });
 
@@ -248,6 +255,34 @@ describe("Studio: the deployment's agent server through the control plane", () =
     const state = await client.threads.getState<{ messages: Msg[] }>(threadId);
     expect(texts(state.values.messages)).toEqual(["human: first", "ai: started: first", "ai: passed: first", "human: second", "ai: started: second", "ai: passed: second"]);
     await screenshot(page, "studio-09-queue-done");
+
+    // a run cancelled with rollback: deleted with what it wrote, and shown so (not "success")
+    await input.fill("third");
+    await page.getByRole("button", { name: /^Send/ }).click();
+    await gate.arrived("third");
+    await expect.poll(() => runsTable.locator("tr").nth(2).getAttribute("data-status")).toBe("running");
+    const shortId = (await runsTable.locator("tr").nth(2).locator("code").textContent())!;
+    const failed: string[] = [];
+    const onResponse = (r: { status(): number; url(): string; request(): { method(): string } }) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+    };
+    page.on("response", onResponse);
+    const problemsBefore = problems.length;
+    await page.getByRole("button", { name: "Cancel and roll back" }).click();
+    // the stream has ended (no active run): the status the run is left with
+    await visible(page.getByRole("button", { name: "Send", exact: true }));
+    expect(await statuses()).toEqual(["success", "success", "cancelled (rolled back)"]);
+    expect(texts((await client.threads.getState<{ messages: Msg[] }>(threadId)).values.messages)).toHaveLength(6);
+    await expect.poll(() => conversation.getByText("started: third").count()).toBe(0);
+    await screenshot(page, "studio-10-rolled-back");
+    expect(await page.getByRole("alert").count()).toBe(0);
+    page.off("response", onResponse);
+    // the one failed request: the SDK's own check, once the stream closed, whether the run is still
+    // active (GET of the run) — it was deleted by the rollback. The page asks nothing that fails.
+    expect(failed.every((f) => new RegExp(`^404 GET .*/threads/${threadId}/runs/${shortId}[0-9a-f-]+$`).test(f))).toBe(true);
+    expect(problems.slice(problemsBefore).every((p) => /404/.test(p))).toBe(true);
+    expect(problems.length - problemsBefore).toBe(failed.length);
+    problems.splice(problemsBefore);
 
     expect(problems).toEqual([]);
   });

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { layoutGraph, layoutInput } from "../../src/console/studio/graph-layout";
 import { formFields, formTexts, formValue, hasMessagesInput } from "../../src/console/studio/schema-form";
 import { mergeChunk, toNative } from "../../src/console/studio/lc-messages";
-import { applyEvent, EMPTY_RUN, splitEvent } from "../../src/console/studio/run-events";
+import { applyEvent, EMPTY_RUN, ROLLED_BACK, runPaused, settledRunStatus, splitEvent, threadRunStatuses, type RunView } from "../../src/console/studio/run-events";
+import { nodeState } from "../../src/console/studio/GraphView";
 import { deploymentAgentUrl, sessionHeaders } from "../../src/console/studio/client";
 import { agentTargetUrl, forwardedHeaders } from "../../src/control-plane/api/agent-proxy";
 
@@ -188,6 +189,92 @@ describe("the run view from streamed events", () => {
     v = applyEvent(v, "tasks", { id: "t2", name: "review", result: [], interrupts: [{ value: { question: "Send?" }, id: "i1" }] });
     v = applyEvent(v, "values", { messages: [], __interrupt__: [{ value: { question: "Send?" }, id: "i1" }] });
     expect(v.interrupts).toEqual([{ value: { question: "Send?" }, id: "i1", node: "review" }]);
+  });
+
+  it("marks a node stopped at interrupt() as waiting, not done, until it runs again and finishes", () => {
+    let v = applyEvent(EMPTY_RUN, "tasks", { id: "t1", name: "draft", input: {} });
+    v = applyEvent(v, "tasks", { id: "t1", name: "draft", result: [], interrupts: [] });
+    v = applyEvent(v, "tasks", { id: "t2", name: "review", input: {} });
+    v = applyEvent(v, "tasks", { id: "t2", name: "review", result: [], interrupts: [{ value: "Send?", id: "i1" }] });
+    expect(v.done).toEqual(["draft"]);
+    expect(v.waiting).toEqual(["review"]);
+    const h = (x: RunView) => ({ running: x.running, done: x.done, interrupted: x.waiting });
+    expect(nodeState("review", h(v))).toBe("interrupted");
+    expect(nodeState("draft", h(v))).toBe("done");
+    // only updates mode: the interrupt is the running node's
+    let u = applyEvent(EMPTY_RUN, "tasks", { id: "t2", name: "review", input: {} });
+    u = applyEvent(u, "updates", { __interrupt__: [{ value: "Send?", id: "i1" }] });
+    expect(u.waiting).toEqual(["review"]);
+    expect(u.done).toEqual([]);
+    // a node done earlier in the run (round a loop) and waiting now is shown waiting
+    expect(nodeState("review", { running: [], done: ["review"], interrupted: ["review"] })).toBe("interrupted");
+    // resumed: it runs again, then is done
+    let r = applyEvent(v, "tasks", { id: "t3", name: "review", input: {} });
+    expect(nodeState("review", h(r))).toBe("running");
+    r = applyEvent(r, "tasks", { id: "t3", name: "review", result: [], interrupts: [] });
+    expect(r.waiting).toEqual([]);
+    expect(nodeState("review", h(r))).toBe("done");
+  });
+
+  it("applies messages idempotently by id: a run replayed from its first event shows each message once", () => {
+    const run = [
+      ["values", { messages: [{ id: "h1", type: "human", content: "hi" }] }],
+      ["messages", [{ id: "a1", type: "AIMessageChunk", content: "Hel" }, { langgraph_node: "agent" }]],
+      ["messages", [{ id: "a1", type: "AIMessageChunk", content: "lo" }, { langgraph_node: "agent" }]],
+      // a message a node returned whole (no model streaming) comes once, as one delta
+      ["messages", [{ id: "t1", type: "tool", content: "42", tool_call_id: "c" }, { langgraph_node: "tools" }]],
+      ["values", { messages: [{ id: "h1", type: "human", content: "hi" }, { id: "a1", type: "ai", content: "Hello" }, { id: "t1", type: "tool", content: "42", tool_call_id: "c" }] }],
+    ] as const;
+    let v = EMPTY_RUN;
+    for (const [e, d] of run) v = applyEvent(v, e, d);
+    const shown = v.messages.map((m) => `${m.id}:${String(m.content)}`);
+    expect(shown).toEqual(["h1:hi", "a1:Hello", "t1:42"]);
+    // joined again from Last-Event-ID -1: every event a second time, and at no point a message twice or doubled
+    for (const [e, d] of run.slice(1)) {
+      v = applyEvent(v, e, d);
+      expect(v.messages.map((m) => `${m.id}:${String(m.content)}`)).toEqual(shown);
+    }
+    // a message still streaming when a snapshot without it arrives is kept, and goes on streaming
+    let p = applyEvent(EMPTY_RUN, "messages", [{ id: "a2", type: "AIMessageChunk", content: "Wo" }, {}]);
+    p = applyEvent(p, "values", { messages: [{ id: "h1", type: "human", content: "hi" }] });
+    p = applyEvent(p, "messages", [{ id: "a2", type: "AIMessageChunk", content: "rld" }, {}]);
+    expect(p.messages.map((m) => `${m.id}:${String(m.content)}`)).toEqual(["h1:hi", "a2:World"]);
+  });
+
+  it("leaves a run cancelled with rollback showing that, not success (the server no longer knows it)", () => {
+    expect(settledRunStatus("gone", false, "rollback")).toBe(ROLLED_BACK);
+    // rolled back from elsewhere: deleted all the same
+    expect(settledRunStatus("gone", false)).toBe(ROLLED_BACK);
+    // the deletion under way when asked
+    expect(settledRunStatus({ status: "interrupted" }, false, "rollback")).toBe(ROLLED_BACK);
+    // it had finished before the cancel landed: what it did stands
+    expect(settledRunStatus({ status: "success" }, false, "rollback")).toBe("success");
+    // no answer: never a guessed success
+    expect(settledRunStatus("failed", false)).toBe("unknown");
+    expect(settledRunStatus("failed", false, "interrupt")).toBe("interrupted");
+    expect(settledRunStatus({ status: "success" }, true)).toBe("interrupted");
+    expect(settledRunStatus({ status: "interrupted" }, false, "interrupt")).toBe("interrupted");
+  });
+
+  it("shows a thread's run that stopped at an interrupt as interrupted, as the run panel does", () => {
+    const runs = [
+      { run_id: "r3", status: "success" },
+      { run_id: "r2", status: "success" },
+      { run_id: "r1", status: "error" },
+    ];
+    // the thread waits in the run that wrote its checkpoint
+    expect(threadRunStatuses(runs, "interrupted", "r3")).toEqual(["interrupted", "success", "error"]);
+    expect(threadRunStatuses(runs, "interrupted", "r2")).toEqual(["success", "interrupted", "error"]);
+    // the checkpoint is an edit (no run): the newest finished run
+    expect(threadRunStatuses([{ run_id: "q", status: "pending" }, ...runs], "interrupted", undefined)).toEqual(["pending", "interrupted", "success", "error"]);
+    // a thread not waiting: as the server says
+    expect(threadRunStatuses(runs, "idle", "r3")).toEqual(["success", "success", "error"]);
+    // an earlier run that paused and was resumed since: known from its newest checkpoint
+    expect(threadRunStatuses(runs, "idle", "r3", new Set(["r2"]))).toEqual(["success", "interrupted", "error"]);
+    expect(runPaused({ next: ["review"], tasks: [{ interrupts: [{ value: "Send?" }] }] })).toBe(true);
+    expect(runPaused({ next: ["agent"], tasks: [] })).toBe(true); // a breakpoint
+    expect(runPaused({ next: [], tasks: [] })).toBe(false);
+    expect(runPaused(undefined)).toBe(false);
   });
 
   it("names a subgraph's nodes with their path", () => {

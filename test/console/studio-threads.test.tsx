@@ -114,6 +114,27 @@ describe("a thread", () => {
     expect(opened).toEqual([runs[0]!.run_id]);
   });
 
+  it("lists a run that stopped at an interrupt as interrupted (the server says success), also once resumed by a later run", async () => {
+    const approval = (await client.assistants.search({ graphId: "approval" }))[0]!.assistant_id;
+    const t = await client.threads.create({ graphId: "approval" });
+    await client.runs.wait(t.thread_id, approval, { input: say("may I?") });
+    const [paused] = await client.runs.list(t.thread_id);
+    // what LangGraph Platform reports: the run success, the thread interrupted
+    expect(paused!.status).toBe("success");
+    expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    renderPanel({ graphId: "approval", assistantId: approval, initialThreadId: t.thread_id });
+    const runList = await screen.findByRole("list", { name: "Runs" });
+    expect(within(runList).getAllByRole("listitem").map((li) => li.getAttribute("data-status"))).toEqual(["interrupted"]);
+    expect(within(runList).getByText("interrupted")).toBeTruthy();
+    cleanup();
+
+    await client.runs.wait(t.thread_id, approval, { command: { resume: "approve" } });
+    renderPanel({ graphId: "approval", assistantId: approval, initialThreadId: t.thread_id });
+    const after = await screen.findByRole("list", { name: "Runs" });
+    // newest first: the run that resumed it went to the end; the first one still stopped at the interrupt
+    await waitFor(() => expect(within(after).getAllByRole("listitem").map((li) => li.getAttribute("data-status"))).toEqual(["success", "interrupted"]));
+  });
+
   it("shows the A2A context id of a conversation started over A2A", async () => {
     const contextId = randomUUID();
     const res = await fetch(`${server.url}/a2a/${chatAssistant}`, {
@@ -131,6 +152,11 @@ describe("a thread", () => {
     // a UUID context id is the thread id (threadIdForContext)
     renderPanel({ initialThreadId: contextId });
     expect((await screen.findByLabelText("A2A context id")).textContent).toBe(contextId);
+    // and the agent card other agents reach it by (A2A is on in this server)
+    const card = await screen.findByRole("group", { name: "A2A agent card" });
+    expect(within(card).getByLabelText("A2A endpoint").textContent).toContain(`/a2a/${chatAssistant}`);
+    const served = (await (await fetch(`${server.url}/a2a/${chatAssistant}/.well-known/agent-card.json`)).json()) as { name: string };
+    expect(card.textContent).toContain(served.name);
     cleanup();
     const plain = await chatThread({}, "no a2a");
     renderPanel({ initialThreadId: plain });

@@ -246,6 +246,32 @@ describe("trace view", () => {
     expect(within(detail()).getByLabelText("Inputs").tagName).toBe("PRE");
   });
 
+  it("leads from a deployment's graph run back to its thread in that deployment's Studio", async () => {
+    const THREAD = "00000000-0000-4000-8000-0000000000cc";
+    const ASSISTANT = "00000000-0000-4000-8000-0000000000dd";
+    const DEPLOYMENT = "00000000-0000-4000-8000-0000000000ee";
+    // the agent server's metadata of a run; the deployment traces into the project named after it
+    const root = run("agent", "chain", 0, 100, [], { metadata: { thread_id: THREAD, assistant_id: ASSISTANT, run_id: "r", graph_id: "chat" } });
+    serveTrace([root]);
+    const served = api.handler!;
+    api.handler = (url) =>
+      url.pathname === "/v2/deployments"
+        ? { status: 200, body: { resources: [{ id: "00000000-0000-4000-8000-0000000000ef", name: "my-project-2" }, { id: DEPLOYMENT, name: "my-project" }], offset: 0 } }
+        : served(url);
+    renderAt(`/traces/${TRACE}`);
+    const link = await screen.findByRole("link", { name: "Open thread in Studio" });
+    expect(link.getAttribute("href")).toBe(`/deployments/${DEPLOYMENT}/studio/threads?assistant=${ASSISTANT}&thread=${THREAD}`);
+    expect(api.calls.some((c) => c.startsWith("/v2/deployments?") && c.includes("name_contains=my-project"))).toBe(true);
+    cleanup();
+
+    // a trace that is not a thread's run: no link, and no deployments asked for
+    serveTrace([run("plain", "chain", 0, 100)]);
+    renderAt(`/traces/${TRACE}`);
+    await tree();
+    expect(screen.queryByRole("link", { name: "Open thread in Studio" })).toBeNull();
+    expect(api.calls.some((c) => c.startsWith("/v2/deployments"))).toBe(false);
+  });
+
   it("moves the selection with the arrow keys and keeps it in the URL", async () => {
     const t = smallTrace();
     serveTrace([t.root]);

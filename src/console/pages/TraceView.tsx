@@ -3,6 +3,7 @@
  * right. `?run=<id>` is the selection (a link to one run of a trace); without it, the first LLM
  * call is shown, else the root.
  */
+import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import type { TraceTree } from "../api/types";
@@ -10,7 +11,9 @@ import { ErrorBox, Loading, StatusBadge } from "../components/common";
 import { fmtCost, fmtDuration, fmtTime, fmtTokens } from "../format";
 import { paths } from "../routes";
 import { defaultSelection, indexTree } from "../tracing/flatten-tree";
+import { fetchDeployments } from "../deployments/api";
 import { useProject, useRun, useTrace } from "../tracing/queries";
+import { studioPathFor, studioThreadOf } from "../tracing/studio-link";
 import { RunDetailPane } from "../tracing/RunDetailPane";
 import { Waterfall } from "../tracing/Waterfall";
 import "../tracing/tracing.css";
@@ -46,7 +49,7 @@ function LoadedTrace({ tree }: { tree: TraceTree }) {
 
   return (
     <div className="tracing-page">
-      <TraceHeader tree={tree} rootId={root?.id} rootName={root?.name} rootStatus={root?.status} />
+      <TraceHeader tree={tree} rootId={root?.id} rootName={root?.name} rootStatus={root?.status} rootMetadata={root?.metadata} />
       <TraceTotals tree={tree} loaded={index.order.length} root={root} />
       <div className="trace-view">
         <Waterfall roots={tree.runs} index={index} selected={selected} onSelect={select} collapsed={collapsed} onCollapsedChange={setCollapsed} now={now} />
@@ -56,9 +59,10 @@ function LoadedTrace({ tree }: { tree: TraceTree }) {
   );
 }
 
-function TraceHeader({ tree, rootId, rootName, rootStatus }: { tree: TraceTree; rootId: string | undefined; rootName: string | undefined; rootStatus: string | undefined }) {
+function TraceHeader({ tree, rootId, rootName, rootStatus, rootMetadata }: { tree: TraceTree; rootId: string | undefined; rootName: string | undefined; rootStatus: string | undefined; rootMetadata?: Record<string, unknown> | null }) {
   const project = useProject(tree.project_id);
   const datasetId = project.data?.reference_dataset_id;
+  const studioPath = useStudioPath(rootMetadata, project.data?.name);
   return (
     <header className="project-header">
       <nav aria-label="Breadcrumb" className="crumbs">
@@ -70,6 +74,7 @@ function TraceHeader({ tree, rootId, rootName, rootStatus }: { tree: TraceTree; 
         <h1>{rootName ?? "Trace"}</h1>
         <StatusBadge status={rootStatus} />
         <span className="muted mono">{tree.trace_id}</span>
+        {studioPath ? <Link to={studioPath}>Open thread in Studio</Link> : null}
       </div>
     </header>
   );
@@ -93,6 +98,22 @@ function ExperimentLinks({ datasetId, experimentId, rootId }: { datasetId: strin
       ) : null}
     </p>
   );
+}
+
+/**
+ * Back from a traced run to its thread in the deployment's Studio (tracing/studio-link.ts). The
+ * deployment is the one named as the trace's project; asked for only when the trace is a thread's.
+ */
+function useStudioPath(metadata: Record<string, unknown> | null | undefined, projectName: string | undefined): string | undefined {
+  const ref = studioThreadOf(metadata);
+  const deployments = useQuery({
+    queryKey: ["deployments", "by-name", projectName],
+    queryFn: () => fetchDeployments({ name_contains: projectName!, limit: 50, offset: 0 }),
+    enabled: !!ref && !!projectName,
+    staleTime: 60_000,
+    retry: false,
+  });
+  return studioPathFor(ref, projectName, deployments.data?.resources ?? []);
 }
 
 function TraceTotals({ tree, loaded, root }: { tree: TraceTree; loaded: number; root: TraceTree["runs"][number] | undefined }) {

@@ -1,7 +1,7 @@
 /**
  * The graph drawn from `GET /assistants/{id}/graph` (xray: subgraphs drawn as clusters), laid out
  * by dagre (graph-layout.ts). Conditional edges are dashed; the running node is highlighted while
- * a run streams, finished nodes are tinted, and nodes that raised an interrupt carry a mark.
+ * a run streams, finished nodes are tinted, and a node waiting at an interrupt is marked as such (not done).
  */
 import { useQuery } from "@tanstack/react-query";
 import type { Client } from "@langchain/langgraph-sdk";
@@ -13,7 +13,23 @@ import { layoutGraph, layoutInput, type GraphJson, type PlacedEdge } from "./gra
 export interface GraphHighlights {
   running: string[];
   done: string[];
+  /** Nodes waiting at an interrupt (or that raised the interrupts shown). */
   interrupted: string[];
+}
+
+export type NodeState = "running" | "interrupted" | "done" | "idle";
+
+/**
+ * What a node is shown as (pure). A node waiting at an interrupt is not done — resumed, it runs
+ * again from its start — so `interrupted` wins over `done` (a node may also have finished earlier
+ * in the same run, round a loop); only running again (resumed) takes it over.
+ */
+export function nodeState(id: string, h: GraphHighlights | undefined): NodeState {
+  if (!h) return "idle";
+  if (h.running.includes(id)) return "running";
+  if (h.interrupted.includes(id)) return "interrupted";
+  if (h.done.includes(id)) return "done";
+  return "idle";
 }
 
 export function GraphPanel({ client, assistantId, highlights }: { client: Client; assistantId: string; highlights?: GraphHighlights }) {
@@ -41,7 +57,6 @@ function edgePath(e: PlacedEdge): string {
 export function GraphDrawing({ graph, highlights }: { graph: GraphJson; highlights?: GraphHighlights }) {
   const layout = useMemo(() => layoutGraph(layoutInput(graph)), [graph]);
   if (!layout.nodes.length) return <p className="empty">This graph has no nodes to draw.</p>;
-  const state = (id: string) => (highlights?.running.includes(id) ? "running" : highlights?.done.includes(id) ? "done" : undefined);
   return (
     <svg className="studio-graph-svg" role="img" aria-label="Graph drawing" width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`}>
       <defs>
@@ -68,10 +83,11 @@ export function GraphDrawing({ graph, highlights }: { graph: GraphJson; highligh
         </g>
       ))}
       {layout.nodes.map((n) => {
-        const s = state(n.id);
-        const interrupted = highlights?.interrupted.includes(n.id);
+        const s = nodeState(n.id, highlights);
+        const interrupted = s === "interrupted";
+        const shown = s === "interrupted" ? "waiting at an interrupt" : s;
         return (
-          <g key={n.id} className={`studio-node ${n.kind}${s ? ` ${s}` : ""}${interrupted ? " interrupted" : ""}`} data-node={n.id} data-state={s ?? "idle"} aria-label={`${n.label}${s ? ` (${s})` : ""}${interrupted ? " (interrupted)" : ""}`}>
+          <g key={n.id} className={`studio-node ${n.kind}${s !== "idle" ? ` ${s}` : ""}`} data-node={n.id} data-state={s} aria-label={`${n.label}${s !== "idle" ? ` (${shown})` : ""}`}>
             <rect x={n.x - n.width / 2} y={n.y - n.height / 2} width={n.width} height={n.height} rx={n.kind === "node" ? 6 : n.height / 2} />
             <text x={n.x} y={n.y + 4} textAnchor="middle">
               {n.label}

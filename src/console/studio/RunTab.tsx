@@ -15,7 +15,7 @@ import { MessageList } from "../messages/MessageList";
 import { clientKey } from "./client";
 import { GraphPanel } from "./GraphView";
 import { toNative } from "./lc-messages";
-import { applyEvent, EMPTY_RUN, shownRunStatus, type RunView } from "./run-events";
+import { applyEvent, EMPTY_RUN, ROLLED_BACK, settledRunStatus, type RunLookup, type RunView } from "./run-events";
 import { hasMessagesInput } from "./schema-form";
 import { SchemaForm } from "./SchemaForm";
 
@@ -29,6 +29,27 @@ interface RunRow {
 /** Marks for the benchmark (bench/console.ts): when the first token arrived and when it was on screen. */
 function markFirstToken(kind: "received" | "shown"): void {
   if (performance.getEntriesByName(`studio:first-token-${kind}`).length === 0) performance.mark(`studio:first-token-${kind}`);
+}
+
+/**
+ * The run as the server knows it now. After this page asked for a rollback the run is expected to
+ * be gone: it is looked for in the thread's run list rather than asked for by id, so the expected
+ * outcome is not a 404 the browser reports as a failed request.
+ */
+async function lookUpRun(client: Client, thread: string, runId: string, rolledBack: boolean): Promise<RunLookup> {
+  if (rolledBack) {
+    return client.runs.list(thread, { limit: 100 }).then(
+      (runs): RunLookup => {
+        const run = runs.find((r) => r.run_id === runId);
+        return run ? { status: run.status } : "gone";
+      },
+      (): RunLookup => "failed",
+    );
+  }
+  return client.runs.get(thread, runId).then(
+    (run): RunLookup => ({ status: run.status }),
+    (err: { status?: number }): RunLookup => (err?.status === 404 ? "gone" : "failed"),
+  );
 }
 
 export function RunTab({ client, assistant, onOpenTrace }: { client: Client; assistant: Assistant; onOpenTrace?: (runId: string) => void }) {
@@ -47,6 +68,8 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
   const queue = useRef<string[]>([]);
   const streaming = useRef(false);
   const abort = useRef<AbortController | undefined>(undefined);
+  /** How this page cancelled a run (by run id): a rolled-back run is deleted, the server can't say. */
+  const cancelled = useRef(new Map<string, "interrupt" | "rollback">());
   useEffect(() => () => abort.current?.abort(), []);
 
   const setStatus = (run_id: string, status: string) => setRuns((rs) => (rs.some((r) => r.run_id === run_id) ? rs.map((r) => (r.run_id === run_id ? { ...r, status } : r)) : [...rs, { run_id, status }]));
@@ -72,8 +95,14 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
         setView((v) => applyEvent(v, event, data));
       }
       if (runId) {
-        const run = await client.runs.get(thread, runId).catch(() => undefined);
-        setStatus(runId, shownRunStatus(run?.status, paused));
+        const lookup = await lookUpRun(client, thread, runId, cancelled.current.get(runId) === "rollback");
+        const status = settledRunStatus(lookup, paused, cancelled.current.get(runId));
+        setStatus(runId, status);
+        if (status === ROLLED_BACK) {
+          // rolled back: what the run wrote is gone from the thread; show the state it went back to
+          const state = await client.threads.getState(thread).catch(() => undefined);
+          if (state) setView((v) => ({ ...applyEvent({ ...v, messages: [], partial: [] }, "values", state.values), interrupts: [], waiting: [], paused: false }));
+        }
       }
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError(err);
@@ -140,8 +169,9 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
   const cancel = async (action: "interrupt" | "rollback") => {
     if (!active || !threadId) return;
     try {
+      cancelled.current.set(active.run_id, action);
       await client.runs.cancel(threadId, active.run_id, false, action);
-      setStatus(active.run_id, action === "rollback" ? "cancelled (rolled back)" : "interrupted");
+      setStatus(active.run_id, action === "rollback" ? ROLLED_BACK : "interrupted");
     } catch (err) {
       setError(err);
     }
@@ -165,7 +195,7 @@ export function RunTab({ client, assistant, onOpenTrace }: { client: Client; ass
     requestAnimationFrame(() => markFirstToken("shown"));
   }, [hasAssistantText]);
 
-  const interrupted = view.interrupts.map((i) => i.node).filter((n): n is string => !!n);
+  const interrupted = [...new Set([...view.waiting, ...view.interrupts.map((i) => i.node).filter((n): n is string => !!n)])];
   return (
     <div className="studio-run">
       <div className="studio-run-main">

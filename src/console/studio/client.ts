@@ -42,3 +42,29 @@ export function clientKey(client: object): number {
   if (id === undefined) ids.set(client, (id = ++nextId));
   return id;
 }
+
+/** What the Studio shows of an A2A agent card (the rest is in the raw card). */
+export interface AgentCard {
+  name?: string;
+  description?: string;
+  url?: string;
+  protocolVersion?: string;
+  skills?: { id?: string; name?: string }[];
+  [k: string]: unknown;
+}
+
+/**
+ * An assistant's A2A agent card (`/a2a/{assistant_id}/.well-known/agent-card.json`), or undefined
+ * when the server answers 404 (A2A is off: `http.disable_a2a`). The SDK has no call for it; its
+ * client's own request (protected `fetch`) is used so the card comes with the same base URL,
+ * headers and errors as every other Studio request.
+ */
+export async function fetchAgentCard(client: Client, assistantId: string, signal?: AbortSignal): Promise<AgentCard | undefined> {
+  const sdk = client.assistants as unknown as { fetch(path: string, init: { signal?: AbortSignal }): Promise<AgentCard> };
+  try {
+    return await sdk.fetch.call(client.assistants, `/a2a/${encodeURIComponent(assistantId)}/.well-known/agent-card.json`, { signal });
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return undefined;
+    throw err;
+  }
+}

@@ -1,11 +1,13 @@
 /**
- * One thread: its header (status, A2A context id, runs with their traces), its current state,
+ * One thread: its header (status, A2A context id and agent card, runs with their traces), its current state,
  * and its checkpoint history with time travel.
  */
 import type { Client, Run, Thread, ThreadState } from "@langchain/langgraph-sdk";
 import { useState } from "react";
 import { StatusBadge } from "../../components/common";
 import { fmtTime } from "../../format";
+import { runPaused, threadRunStatuses } from "../run-events";
+import { AgentCardFacts } from "./AgentCardFacts";
 import { History } from "./History";
 import { a2aContextId } from "./search";
 import { StateTree } from "./StateTree";
@@ -47,6 +49,21 @@ export function ThreadDetail({
     },
     [client, threadId],
   );
+  // which earlier runs stopped at an interrupt (resumed since): each one's newest checkpoint says.
+  // Loaded after the thread is shown (one small request per such run), not before it.
+  const resumedPauses = useLoad<Set<string>>(
+    async (signal) => {
+      const d = detail.data;
+      if (!d) return new Set();
+      const current = stateRunId(d.state);
+      const candidates = d.runs.filter((r) => r.status === "success" && r.run_id !== current);
+      const paused = await Promise.all(
+        candidates.map(async (r) => runPaused((await client.threads.getHistory(threadId, { limit: 1, metadata: { run_id: r.run_id }, signal }))[0])),
+      );
+      return new Set(candidates.filter((_, i) => paused[i]).map((r) => r.run_id));
+    },
+    [client, threadId, detail.data],
+  );
   const refresh = () => {
     detail.reload();
     onChanged();
@@ -84,7 +101,8 @@ export function ThreadDetail({
           </>
         ) : null}
       </dl>
-      <Runs runs={runs} onOpenTrace={onOpenTrace} />
+      <AgentCardFacts client={client} assistantId={threadAssistant(thread) ?? assistantId} />
+      <Runs runs={runs} statuses={threadRunStatuses(runs, thread.status, stateRunId(state), resumedPauses.data)} onOpenTrace={onOpenTrace} />
       <div className="tt-tabs" role="tablist">
         <button type="button" role="tab" aria-selected={tab === "state"} onClick={() => setTab("state")}>
           State
@@ -106,7 +124,19 @@ export function ThreadDetail({
   );
 }
 
-function Runs({ runs, onOpenTrace }: { runs: Run[]; onOpenTrace?: (runId: string) => void }) {
+/** The assistant the thread runs (its runs record it in the thread's metadata), if known. */
+const threadAssistant = (thread: Thread): string | undefined => {
+  const id = (thread.metadata as Record<string, unknown> | null)?.assistant_id;
+  return typeof id === "string" && id ? id : undefined;
+};
+
+/** The run that wrote the thread's current checkpoint (none after an edit made outside a run). */
+const stateRunId = (state: ThreadState): string | undefined => {
+  const id = (state.metadata as Record<string, unknown> | undefined)?.run_id;
+  return typeof id === "string" ? id : undefined;
+};
+
+function Runs({ runs, statuses, onOpenTrace }: { runs: Run[]; statuses: string[]; onOpenTrace?: (runId: string) => void }) {
   if (!runs.length) return <p className="muted">No runs on this thread.</p>;
   return (
     <details className="tt-runs" open>
@@ -115,9 +145,9 @@ function Runs({ runs, onOpenTrace }: { runs: Run[]; onOpenTrace?: (runId: string
         {runs.length >= RUNS_SHOWN ? "+, newest first" : ""})
       </summary>
       <ul aria-label="Runs">
-        {runs.map((r) => (
-          <li key={r.run_id}>
-            <code>{r.run_id}</code> <StatusBadge status={r.status} /> <span className="muted">{fmtTime(r.created_at)}</span>{" "}
+        {runs.map((r, i) => (
+          <li key={r.run_id} data-status={statuses[i]}>
+            <code>{r.run_id}</code> <StatusBadge status={statuses[i] ?? r.status} /> <span className="muted">{fmtTime(r.created_at)}</span>{" "}
             {onOpenTrace ? <TraceLink runId={r.run_id} onOpenTrace={onOpenTrace} /> : null}
           </li>
         ))}
