@@ -148,8 +148,10 @@ export async function startChild(
   command: "serve" | "worker",
   db: TestDatabase,
   env: Record<string, string> = {},
+  /** Another langgraph.json than the fixtures' (a suite's own graphs). */
+  config = FIXTURE_CONFIG,
 ): Promise<ChildServer> {
-  const child = fork(BERTH_BIN, [command, "--config", FIXTURE_CONFIG, ...(command === "serve" ? ["--port", "0"] : [])], {
+  const child = fork(BERTH_BIN, [command, "--config", config, ...(command === "serve" ? ["--port", "0"] : [])], {
     env: {
       ...process.env,
       ...(db.uri ? { DATABASE_URI: db.uri } : {}),
