@@ -16,5 +16,16 @@ export async function createScratchDatabase(adminUri: string, prefix: string): P
   await run(`CREATE DATABASE ${name}`);
   const uri = new URL(adminUri);
   uri.pathname = `/${name}`;
-  return { uri: uri.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  // `pool.end()` resolves before its backends have gone. FORCE would terminate those still saying
+  // goodbye, and a client that is ending has no error listener left: its FATAL 57P01 becomes an
+  // uncaught exception in the test process (seen in CI). So wait, bounded, for the connections to
+  // leave on their own; FORCE is only for what a test leaked.
+  const waitForDisconnects = `DO $$ BEGIN FOR i IN 1..60 LOOP EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = '${name}'); PERFORM pg_sleep(0.05); END LOOP; END $$`;
+  return {
+    uri: uri.toString(),
+    drop: async () => {
+      await run(waitForDisconnects);
+      await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
 }
