@@ -117,4 +117,28 @@ describeBackends("tracing ingest shortcuts store what the full path stores", (ba
     expect(h.inputs.e).toBeNull();
     expect(h.inputs.s).toBe(`${"d".repeat(MAX_STRING)}…[truncated by Berth: ${MAX_STRING + 1} bytes in total]`);
   });
+  it("extra sent alike with a post and its patch is stored as sent (an integer past double precision stays exact); different ones still unite their metadata", async () => {
+    const [same, differ] = [run(), run()];
+    const extra = '{"metadata": {"big": 12345678901234567890, "thread_id": "t-1"}, "runtime": {"sdk": "langsmith-js"}}';
+    const end = (id: string) => ({ id, trace_id: id, end_time: new Date().toISOString() });
+    const res = await send(
+      multipart([
+        [`post.${same.id}`, same],
+        [`post.${same.id}.extra`, extra],
+        [`patch.${same.id}`, end(same.id)],
+        [`patch.${same.id}.extra`, extra],
+        [`post.${differ.id}`, differ],
+        [`post.${differ.id}.extra`, { metadata: { a: 1, both: "post" } }],
+        [`patch.${differ.id}`, end(differ.id)],
+        [`patch.${differ.id}.extra`, { metadata: { b: 2, both: "patch" } }],
+      ]),
+    );
+    expect(res.status).toBe(202);
+    expect((await stored(same.id)).status).toBe("success");
+    const pool = server.handle.facility.pool;
+    const text = (await pool.query("SELECT extra::text AS t FROM tracing_runs WHERE id = $1", [same.id])).rows[0]!.t as string;
+    expect(text).toContain('"big": 12345678901234567890');
+    expect((await stored(same.id)).extra.metadata.thread_id).toBe("t-1");
+    expect((await stored(differ.id)).extra.metadata).toMatchObject({ a: 1, b: 2, both: "patch" });
+  });
 });
