@@ -4,18 +4,21 @@
  * process against a database stub that stores nothing, so the CPU µs per run of each phase can be
  * compared before and after a change without the machine's load in the way of wall-clock figures
  * (CPU time still grows somewhat under load: compare runs taken together).
- * Runs dist/ (build it first: npx tsc -p tsconfig.build.json).
- * Usage: node [--cpu-prof] --import tsx bench/tracing-ingest-cpu.ts FILE.json [--repeat 10]
+ * Runs dist/ (build it first: npx tsc -p tsconfig.build.json), or another build with --dist DIR (A/B).
+ * Usage: node [--cpu-prof] --import tsx bench/tracing-ingest-cpu.ts FILE.json [--repeat 10] [--dist DIR]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { assemble, partsOfBody } from "../dist/tracing/ingest/multipart.js";
-import { IngestService } from "../dist/tracing/ingest/service.js";
-import { mergeGroup } from "../dist/tracing/ingest/merge-batch.js";
-import type { Queryable } from "../dist/shared/db/index.js";
-import type { Logger } from "../dist/shared/logging.js";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Queryable } from "../src/shared/db/index.js";
+import type { Logger } from "../src/shared/logging.js";
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { repeat: { type: "string", default: "10" } } });
+const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { repeat: { type: "string", default: "10" }, dist: { type: "string", default: path.join(import.meta.dirname, "../dist") } } });
+const load = (file: string) => import(pathToFileURL(path.resolve(args.dist, file)).href);
+const { assemble, partsOfBody } = (await load("tracing/ingest/multipart.js")) as typeof import("../src/tracing/ingest/multipart.js");
+const { IngestService } = (await load("tracing/ingest/service.js")) as typeof import("../src/tracing/ingest/service.js");
+const { mergeGroup } = (await load("tracing/ingest/merge-batch.js")) as typeof import("../src/tracing/ingest/merge-batch.js");
 const saved = JSON.parse(readFileSync(positionals[0]!, "utf8")) as { measured: { body: string; contentType: string; contentEncoding: string | null }[] };
 const requests = saved.measured.map((r) => ({ ...r, body: Buffer.from(r.body, "base64") }));
 const TENANT = "00000000-0000-0000-0000-000000000001";
