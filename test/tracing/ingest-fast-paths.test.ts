@@ -5,6 +5,7 @@
  * numbers) next to them, so a shortcut taken one value too early or too late shows.
  */
 import { randomUUID } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
 import { describeBackends } from "../helpers/server.js";
 import { tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
@@ -140,5 +141,46 @@ describeBackends("tracing ingest shortcuts store what the full path stores", (ba
     expect(text).toContain('"big": 12345678901234567890');
     expect((await stored(same.id)).extra.metadata.thread_id).toBe("t-1");
     expect((await stored(differ.id)).extra.metadata).toMatchObject({ a: 1, b: 2, both: "patch" });
+  });
+  it("gzip bodies: small ones, one inflating past 2 MiB (within the limit), corrupt, truncated and a bomb, on both ingest routes", async () => {
+    const gz = async (path: string, body: Buffer, type: string) => {
+      const res = await fetch(`${server.url}${path}`, { method: "POST", body, headers: { "content-type": type, "content-encoding": "gzip", ...(server.apiKey ? { "x-api-key": server.apiKey } : {}) } });
+      return { status: res.status, body: (await res.json()) as { accepted?: number; detail?: string } };
+    };
+    const asMultipart = async (form: FormData) => {
+      const req = new Request("http://x/", { method: "POST", body: form });
+      return { body: Buffer.from(await req.arrayBuffer()), type: req.headers.get("content-type")! };
+    };
+    const small = run();
+    const m = await asMultipart(multipart([[`post.${small.id}`, small], [`post.${small.id}.inputs`, { q: "hi" }]]));
+    expect((await gz("/runs/multipart", gzipSync(m.body), m.type)).status).toBe(202);
+    expect((await stored(small.id)).inputs).toEqual({ q: "hi" });
+
+    const big = run();
+    const list = Array.from({ length: 250_000 }, (_, i) => `item-${i % 10}`); // ~2.5 MiB of JSON, a few KB gzipped
+    const b = await asMultipart(multipart([[`post.${big.id}`, big], [`post.${big.id}.inputs`, { list }]]));
+    expect(b.body.length).toBeGreaterThan(2 * 1024 * 1024);
+    const bigGz = gzipSync(b.body);
+    expect(bigGz.length).toBeLessThan(64 * 1024);
+    expect((await gz("/runs/multipart", bigGz, b.type)).status).toBe(202);
+    expect((await stored(big.id)).status).toBe("pending");
+    const pool = server.handle.facility.pool;
+    expect((await pool.query("SELECT jsonb_array_length(inputs->'list') AS n FROM tracing_runs WHERE id = $1", [big.id])).rows[0]!.n).toBe(250_000);
+
+    const batchRun = run({ end_time: new Date().toISOString() });
+    expect((await gz("/runs/batch", gzipSync(JSON.stringify({ post: [batchRun] })), "application/json")).status).toBe(202);
+    expect((await stored(batchRun.id)).status).toBe("success");
+
+    const valid = gzipSync(m.body);
+    const corrupt = Buffer.concat([valid.subarray(0, 10), Buffer.alloc(200, 0xab)]);
+    const truncated = valid.subarray(0, Math.floor(valid.length / 2));
+    for (const [path, body, type] of [["/runs/multipart", corrupt, m.type], ["/runs/multipart", truncated, m.type], ["/runs/batch", corrupt, "application/json"], ["/runs/batch", truncated, "application/json"]] as const) {
+      const res = await gz(path, body, type);
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toMatch(/decompress/);
+    }
+    // 65 MiB of spaces: about 64 KB as sent, over the 64 MiB limit once inflated
+    const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024, 32));
+    for (const [path, type] of [["/runs/multipart", m.type], ["/runs/batch", "application/json"]] as const) expect((await gz(path, bomb, type)).status).toBe(413);
   });
 });
