@@ -5,7 +5,7 @@
  * numbers) next to them, so a shortcut taken one value too early or too late shows.
  */
 import { randomUUID } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
 import { describeBackends } from "../helpers/server.js";
 import { tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
@@ -182,5 +182,20 @@ describeBackends("tracing ingest shortcuts store what the full path stores", (ba
     // 65 MiB of spaces: about 64 KB as sent, over the 64 MiB limit once inflated
     const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024, 32));
     for (const [path, type] of [["/runs/multipart", m.type], ["/runs/batch", "application/json"]] as const) expect((await gz(path, bomb, type)).status).toBe(413);
+  });
+  it("deflate and brotli bodies (what /info's gzip flag lets through as well) are read the same way; corrupt ones answer 400", async () => {
+    const send = async (body: Buffer, type: string, encoding: string) => {
+      const res = await fetch(`${server.url}/runs/multipart`, { method: "POST", body, headers: { "content-type": type, "content-encoding": encoding, ...(server.apiKey ? { "x-api-key": server.apiKey } : {}) } });
+      return res.status;
+    };
+    for (const [encoding, compress] of [["deflate", deflateSync], ["br", brotliCompressSync]] as const) {
+      const r = run();
+      const req = new Request("http://x/", { method: "POST", body: multipart([[`post.${r.id}`, r], [`post.${r.id}.inputs`, { via: encoding }]]) });
+      const body = Buffer.from(await req.arrayBuffer());
+      const type = req.headers.get("content-type")!;
+      expect(await send(compress(body), type, encoding)).toBe(202);
+      expect((await stored(r.id)).inputs).toEqual({ via: encoding });
+      expect(await send(Buffer.concat([compress(body).subarray(0, 4), Buffer.alloc(64, 0x5a)]), type, encoding)).toBe(400);
+    }
   });
 });
