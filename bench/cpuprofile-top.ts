@@ -70,6 +70,6 @@ const list = (title: string, m: Map<string, number>, n: number) => {
   for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`${ms(v)} ms ${pc(v)}  ${k}`);
 };
 console.log(`window ${((times[end - 1]! - times[start]!) / 1e6).toFixed(2)} s: busy ${ms(busy)} ms, idle ${ms(idleTime)} ms${args.window ? ` (${args.window})` : " (the whole profile)"}`);
-list("self time by package / file", selfByFile, 20);
+list("self time by package / file", selfByFile, Number(process.env.TOP_FILES ?? 20));
 list("self time by function", selfByFn, top);
 list("inclusive time (project code)", inclusive, top);

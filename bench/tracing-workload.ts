@@ -320,6 +320,42 @@ export async function sendAll(url: string, requests: Captured[], concurrency: nu
 
 
 // ---- the floor: the same rows with pg alone --------------------------------------------------
+/**
+ * The floor measured next to each replay round (bench/tracing-replay.ts): `prepare` makes the
+ * floor table once; `trial` inserts the rows a round stored (its runs' ids start with `idPrefix`)
+ * in batches of `rowsPerBatch` at `concurrency` into the emptied table, so each round's share is
+ * computed against a floor measured a moment later on the same rows, under the same load.
+ */
+export async function floorTrials(db: pg.Pool, projectId: string, cpu: () => Promise<Cpu>) {
+  await db.query("CREATE TABLE floor_runs (LIKE tracing_runs INCLUDING ALL)");
+  await db.query("ALTER TABLE floor_runs ADD FOREIGN KEY (project_id) REFERENCES tracing_projects (id) ON DELETE CASCADE");
+  const insert = (batch: Record<string, unknown>[]) => db.query("INSERT INTO floor_runs SELECT * FROM jsonb_populate_recordset(NULL::floor_runs, $1::jsonb)", [JSON.stringify(batch)]);
+  const rowsOf = async (idPrefix: string) =>
+    (await db.query<{ r: Record<string, unknown> }>("SELECT to_jsonb(t) AS r FROM tracing_runs t WHERE project_id = $1 AND id::text LIKE $2 ORDER BY created_at, id", [projectId, `${idPrefix}%`])).rows.map((x) => x.r);
+  return {
+    async trial(idPrefix: string, rowsPerBatch: number, concurrency: number) {
+      const rows = await rowsOf(idPrefix);
+      const batches: Record<string, unknown>[][] = [];
+      for (let i = 0; i < rows.length; i += rowsPerBatch) batches.push(rows.slice(i, i + rowsPerBatch));
+      await db.query("TRUNCATE floor_runs");
+      await Promise.all(Array.from({ length: concurrency }, () => db.query("SELECT 1"))); // connections open before the snapshot
+      const before = await cpu();
+      const lat: number[] = [];
+      const t0 = performance.now();
+      await pool(batches.length, concurrency, async (i) => {
+        const s = performance.now();
+        await insert(batches[i]!);
+        lat.push(performance.now() - s);
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      const used = cpuUsed(before, await cpu());
+      const { rows: n } = await db.query<{ n: string }>("SELECT count(*) AS n FROM floor_runs");
+      return { rows: Number(n[0]!.n), batches: batches.length, seconds, latency: summary(lat), cpu: used };
+    },
+    drop: () => db.query("DROP TABLE floor_runs"),
+  };
+}
+
 export async function floor(db: pg.Pool, projectId: string, rowsPerBatch: number, concurrency: number, cpu: () => Promise<Cpu>, repeats = 3) {
   await db.query("CREATE TABLE floor_runs (LIKE tracing_runs INCLUDING ALL)");
   await db.query("ALTER TABLE floor_runs ADD FOREIGN KEY (project_id) REFERENCES tracing_projects (id) ON DELETE CASCADE");

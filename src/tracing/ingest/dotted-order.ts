@@ -14,8 +14,24 @@ export interface DottedOrderParts {
   startTime: string;
 }
 
+/**
+ * Recent results: a run's dotted order is read once per op when it is cleaned (a post and its
+ * patch carry the same one) and again when its tree is derived. Bounded; results are frozen.
+ */
+const recent = new Map<string, DottedOrderParts | null>();
+const RECENT_MAX = 4096;
+
 export function parseDottedOrder(dotted: string | undefined): DottedOrderParts | undefined {
   if (!dotted) return undefined;
+  const hit = recent.get(dotted);
+  if (hit !== undefined) return hit ?? undefined;
+  const parts = parse(dotted);
+  if (recent.size >= RECENT_MAX) recent.clear();
+  recent.set(dotted, parts ? Object.freeze(parts) : null);
+  return parts;
+}
+
+function parse(dotted: string): DottedOrderParts | undefined {
   const segments = dotted.split(".").map((s) => SEGMENT_RE.exec(s));
   if (!segments.length || segments.some((s) => !s)) return undefined;
   const last = segments.at(-1)!;

@@ -11,6 +11,7 @@ import { isUuid } from "../../shared/http.js";
 import type { Json, RunEvent, RunRecord } from "../run.js";
 import { parseDottedOrder } from "./dotted-order.js";
 import { normalizeTimestamp } from "./timestamps.js";
+import { sameText } from "./raw-json.js";
 
 export type OpKind = "post" | "patch";
 
@@ -100,11 +101,16 @@ export function mergeRun(stored: RunRecord | undefined, incoming: RunRecord, kin
   for (const [k, v] of Object.entries(over)) if (v !== undefined) (out as Json)[k] = v;
   out.extra = mergeExtra(base.extra, over.extra);
   if (!out.extra) delete out.extra;
-  const events = unionBy([...(stored.events ?? []), ...(incoming.events ?? [])], (e) => JSON.stringify([e.name, e.time, e.kwargs]));
-  // sorted, so the result does not depend on the order posts and patches arrived in
-  if (events.length) out.events = events.sort((a, b) => eventTime(a) - eventTime(b));
-  const tags = [...new Set([...(stored.tags ?? []), ...(incoming.tags ?? [])])].sort();
-  if (tags.length) out.tags = tags;
+  // (nothing to unite when neither side has any: the spread above already holds what was sent)
+  if (stored.events?.length || incoming.events?.length) {
+    const events = unionBy([...(stored.events ?? []), ...(incoming.events ?? [])], (e) => JSON.stringify([e.name, e.time, e.kwargs]));
+    // sorted, so the result does not depend on the order posts and patches arrived in
+    if (events.length) out.events = events.sort((a, b) => eventTime(a) - eventTime(b));
+  }
+  if (stored.tags?.length || incoming.tags?.length) {
+    const tags = [...new Set([...(stored.tags ?? []), ...(incoming.tags ?? [])])].sort();
+    if (tags.length) out.tags = tags;
+  }
   return out;
 }
 
@@ -150,6 +156,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 function mergeExtra(base: Json | undefined, over: Json | undefined): Json | undefined {
   if (!base || !over) return over ?? base;
+  // the SDKs send the same extra with a run's post and its patch: the merge of two equal objects
+  // is either one, and keeping the parsed one keeps its text for the write (raw-json.ts)
+  if (sameText(base, over)) return over;
   const out: Json = { ...base, ...over };
   if (isObject(base.metadata) || isObject(over.metadata)) out.metadata = { ...(base.metadata ?? {}), ...(over.metadata ?? {}) };
   return out;

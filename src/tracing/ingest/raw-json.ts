@@ -28,3 +28,10 @@ export function parseRemembered(text: string): unknown {
 export function jsonText(value: unknown): string {
   return (typeof value === "object" && value !== null && texts.get(value)) || JSON.stringify(value);
 }
+
+/** Whether `a` and `b` were parsed from the very same text (so they are equal, key order included). */
+export function sameText(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return false;
+  const t = texts.get(a);
+  return t !== undefined && t === texts.get(b);
+}

@@ -126,8 +126,10 @@ export class IngestService {
         const run = cleaned.run;
         let truncated = 0;
         const own: IngestAttachment[] = [];
+        // payload.ts changes only strings longer than its limits (the run is storable by now)
+        const payloadWork = storable.longest > Math.min(this.limits.mediaThresholdBytes, this.limits.maxStringBytes);
         for (const field of PAYLOAD_FIELDS) {
-          if (run[field] === undefined) continue;
+          if (!payloadWork || run[field] === undefined) continue;
           const prepared = preparePayload(run[field], this.limits);
           (run as unknown as Record<string, unknown>)[field] = prepared.value;
           truncated += prepared.truncated;

@@ -20,10 +20,17 @@ export interface StorableRun {
   replaced: number;
   /** Values cut for depth. */
   cut: number;
+  /**
+   * The longest string value (in UTF-16 units) of a run returned as is: payload.ts changes only
+   * strings longer than its limits, so a run whose strings are all shorter needs no second walk.
+   * Infinity when the run was rebuilt (not measured).
+   */
+  longest: number;
 }
 
 export function storableRun(raw: unknown, maxDepth = MAX_RUN_DEPTH): StorableRun {
-  if (isClean(raw, maxDepth)) return { value: raw, replaced: 0, cut: 0 };
+  const longest = cleanLongest(raw, 0, maxDepth);
+  if (longest >= 0) return { value: raw, replaced: 0, cut: 0, longest };
   let replaced = 0;
   let cut = 0;
   const fix = (s: string) => {
@@ -56,26 +63,36 @@ export function storableRun(raw: unknown, maxDepth = MAX_RUN_DEPTH): StorableRun
       }
     }
   }
-  return { value: root.v, replaced, cut };
+  return { value: root.v, replaced, cut, longest: Infinity };
 }
 
-function isClean(raw: unknown, maxDepth: number): boolean {
-  const stack: [unknown, number][] = [[raw, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v === "string") {
-      if (!isStorableText(v)) return false;
-    } else if (typeof v === "object" && v !== null) {
-      if (depth >= maxDepth) return false;
-      if (Array.isArray(v)) for (const x of v) stack.push([x, depth + 1]);
-      else
-        for (const k of Object.keys(v)) {
-          if (!isStorableText(k)) return false;
-          stack.push([(v as Record<string, unknown>)[k], depth + 1]);
-        }
+/**
+ * -1 when `v` holds a string or key Postgres cannot store or nests `maxDepth` levels or deeper;
+ * else its longest string value's length. Recursive, but never deeper than `maxDepth` (it stops
+ * there), so no input can overflow the stack; no allocation per value (the ingest walks every
+ * value of every run with it).
+ */
+function cleanLongest(v: unknown, depth: number, maxDepth: number): number {
+  if (typeof v === "string") return isStorableText(v) ? v.length : -1;
+  if (typeof v !== "object" || v === null) return 0;
+  if (depth >= maxDepth) return -1;
+  let longest = 0;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const n = cleanLongest(v[i], depth + 1, maxDepth);
+      if (n < 0) return -1;
+      if (n > longest) longest = n;
     }
+    return longest;
   }
-  return true;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (!isStorableText(k)) return -1;
+    const n = cleanLongest((v as Record<string, unknown>)[k], depth + 1, maxDepth);
+    if (n < 0) return -1;
+    if (n > longest) longest = n;
+  }
+  return longest;
 }
 
 // ---- column values: what the run's indexed and numeric columns can hold ----
