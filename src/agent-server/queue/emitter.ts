@@ -83,7 +83,11 @@ export class RunEmitter {
     this.seq = this.startSeq = options.retried ? firstSeq + RETRY_SEQ_GAP : firstSeq;
     this.writer = events.writer(runId, firstSeq);
     this.lingerMs = options.lingerMs ?? 20;
-    this.unregister = registerUnstored(runId, () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue));
+    this.unregister = registerUnstored(runId, {
+      unstored: () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue),
+      unstoredFrom: () => this.writer.unstoredFrom,
+      nextSeq: () => this.seq,
+    });
   }
 
   /** The last event's seq (an attempt that emitted nothing: the last stored one). */

@@ -17,7 +17,7 @@ import type { AgentServerContext } from "../context.js";
 import type { DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal } from "./rules.js";
 import { TRUNCATED_EVENT } from "../storage/events.js";
-import { unstoredAfter } from "./unstored.js";
+import { isLocalRun, localStoredThrough, localTail, unstoredAfter } from "./unstored.js";
 
 export interface StreamOptions {
   runId: string;
@@ -91,6 +91,8 @@ export async function* runEventBatches(
   let storedThrough = -1;
   let finished: DoneMessage | undefined;
   let wake: (() => void) | undefined;
+  // A run executing in this process publishes here first: its reader need not wait for the
+  // carrier (Redis, Postgres) to confirm the subscription, a reply a burst of tokens holds back.
   const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
     const msg = JSON.parse(raw) as RunMessage;
     if (msg.type === "events") for (const e of msg.events) live.push(e);
@@ -98,7 +100,7 @@ export async function* runEventBatches(
     else if (msg.type === "stored") storedThrough = Math.max(storedThrough, msg.through);
     else if (msg.type === "done") finished = msg;
     wake?.();
-  });
+  }, { awaitCarrier: !isLocalRun(runId) });
   const onAbort = () => wake?.();
   opts.signal?.addEventListener("abort", onAbort);
   const poll = setInterval(async () => {
@@ -126,7 +128,7 @@ export async function* runEventBatches(
       if (opts.signal?.aborted) done();
     });
 
-  let last = opts.after ?? (await events.lastSeq(runId));
+  let last = opts.after ?? localStoredThrough(runId) ?? (await events.lastSeq(runId));
   /** Read the log after `last`, up to `target` (undefined: all of it), waiting for it to be stored. */
   async function* fill(target?: number): AsyncGenerator<RunEvent[]> {
     for (;;) {
@@ -170,7 +172,14 @@ export async function* runEventBatches(
       },
       () => undefined, // the poll looks again
     );
-    if (opts.after !== undefined) yield* fill();
+    // What a run executing here has emitted and not stored is all in memory: no read of the log.
+    const tail = localTail(runId, last);
+    if (tail) {
+      if (tail.length) {
+        last = tail[tail.length - 1]!.seq;
+        yield tail;
+      }
+    } else if (opts.after !== undefined) yield* fill();
     while (!opts.signal?.aborted) {
       while (live.length) {
         const batch = live;
