@@ -29,6 +29,7 @@ import { CronScheduler } from "./queue/scheduler.js";
 import { TtlSweeper, type SweepResult } from "./ttl-sweeper.js";
 import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
+import { listenForReaders } from "./runs/unstored.js";
 import { RunService } from "./runs/service.js";
 import { StateService } from "./state.js";
 import { flushTraces, tracingConfig } from "./tracing.js";
@@ -201,6 +202,9 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
           if (typeof taskId === "string") void a2a.notify(taskId);
         });
       }
+      // Readers in other processes ask for the events of runs executing here (runs/unstored.ts).
+      const unlisten = await listenForReaders(bus, ctx.channels);
+      cleanups.push(unlisten);
       await w.start();
       runs.attachWorker(w);
       worker = w;

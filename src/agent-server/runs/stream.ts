@@ -17,7 +17,7 @@ import type { AgentServerContext } from "../context.js";
 import type { DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal } from "./rules.js";
 import { TRUNCATED_EVENT } from "../storage/events.js";
-import { isLocalRun, localStoredThrough, localTail, unstoredAfter } from "./unstored.js";
+import { askForEvents, isLocalRun, localStoredThrough, localTail, unstoredAfter } from "./unstored.js";
 
 export interface StreamOptions {
   runId: string;
@@ -91,19 +91,27 @@ export async function* runEventBatches(
   let storedThrough = -1;
   let finished: DoneMessage | undefined;
   let wake: (() => void) | undefined;
+  /** Whether the run said anything since the last poll (a reader elsewhere asks again if not). */
+  let heard = false;
   // A run executing in this process publishes here first: its reader need not wait for the
   // carrier (Redis, Postgres) to confirm the subscription, a reply a burst of tokens holds back.
+  const local = isLocalRun(runId);
   const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
+    heard = true;
     const msg = JSON.parse(raw) as RunMessage;
     if (msg.type === "events") for (const e of msg.events) live.push(e);
     else if (msg.type === "event") live.push(msg);
     else if (msg.type === "stored") storedThrough = Math.max(storedThrough, msg.through);
     else if (msg.type === "done") finished = msg;
     wake?.();
-  }, { awaitCarrier: !isLocalRun(runId) });
+  }, { awaitCarrier: !local });
+  // A run executing elsewhere sends its events on the carrier only once a reader asks.
+  if (!local) askForEvents(bus, channels, runId);
   const onAbort = () => wake?.();
   opts.signal?.addEventListener("abort", onAbort);
   const poll = setInterval(async () => {
+    if (!local && !heard && !finished) askForEvents(bus, channels, runId);
+    heard = false;
     let run;
     try {
       run = await runs.find(runId);

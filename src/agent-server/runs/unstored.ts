@@ -5,7 +5,16 @@
  * A reader here takes those events from memory instead of the database: a graph busy emitting a
  * burst of tokens from promise chains holds back every database reply (and Redis reply, and so the
  * `stored` message) until the burst ends, so a reader that needed one would see nothing until then.
+ *
+ * Readers elsewhere: a run's events and `stored` messages reach this process's readers at once, and
+ * go out on the carrier (Redis, Postgres) only once a reader in another process has asked for them
+ * on the `readers` channel — most runs have no such reader, and each publish costs a write, a
+ * Redis wake-up and one per subscribed process. Such a reader asks once it is subscribed, and again
+ * whenever a poll interval passes without a word from the run (the run may not have started, or
+ * started again elsewhere); until the run's process has heard it, the reader still has the log.
  */
+import type { Bus } from "../../shared/bus/index.js";
+import type { Channels } from "./channels.js";
 import type { StoredEvent } from "../storage/events.js";
 
 export interface LocalRunSource {
@@ -15,6 +24,8 @@ export interface LocalRunSource {
   unstoredFrom(): number;
   /** The seq the next event will get. */
   nextSeq(): number;
+  /** A reader in another process asked for the run's events. */
+  remoteReader(): void;
 }
 
 const local = new Map<string, LocalRunSource>();
@@ -63,4 +74,35 @@ export function localTail(runId: string, after: number): StoredEvent[] | undefin
 export function localStoredThrough(runId: string): number | undefined {
   const source = local.get(runId);
   return source ? source.unstoredFrom() - 1 : undefined;
+}
+
+/** Readers elsewhere asked for these runs before they executed here: run id → until when (ms). */
+const wanted = new Map<string, number>();
+/** How long a request for a run not executing here is kept (its reader asks again meanwhile). */
+const WANTED_MS = 60_000;
+
+function remoteReaderOf(runId: string): void {
+  const source = local.get(runId);
+  if (source) return source.remoteReader();
+  const now = Date.now();
+  if (wanted.size >= 10_000) for (const [id, until] of wanted) if (until < now) wanted.delete(id);
+  wanted.set(runId, now + WANTED_MS);
+}
+
+/** Whether a reader elsewhere asked for the run's events before it began executing here. */
+export function takeRemoteReader(runId: string): boolean {
+  const until = wanted.get(runId);
+  wanted.delete(runId);
+  return until !== undefined && until >= Date.now();
+}
+
+/** Hear other processes' readers ask for runs' events (a process that executes runs listens). */
+export function listenForReaders(bus: Bus, channels: Channels): Promise<() => Promise<void>> {
+  return bus.subscribe(channels.readers, (runId) => remoteReaderOf(runId));
+}
+
+/** Ask, from a reader of a run not executing here, for the run's events on the carrier. */
+export function askForEvents(bus: Bus, channels: Channels, runId: string): void {
+  if (bus.kind === "memory") return; // one process: every message reaches every reader
+  bus.publish(channels.readers, runId).catch(() => undefined);
 }

@@ -14,6 +14,10 @@ import { PgListener } from "./pg-listener.js";
 
 export type BusHandler = (message: string) => void;
 
+export interface PublishOptions {
+  localOnly?: boolean;
+}
+
 export interface SubscribeOptions {
   /**
    * Whether to wait until the carrier confirms the subscription (default true). A subscriber that
@@ -27,7 +31,8 @@ export interface Bus {
   readonly kind: "memory" | "redis" | "postgres";
   /** Largest message the carrier takes; callers send a pointer instead of a payload above it. */
   readonly maxMessageBytes: number;
-  publish(channel: string, message: string): Promise<void>;
+  /** `localOnly`: for this process's subscribers only (where the carrier is another process's). */
+  publish(channel: string, message: string, options?: PublishOptions): Promise<void>;
   /** Resolves once the subscription is active (see SubscribeOptions); returns the unsubscribe function. */
   subscribe(channel: string, handler: BusHandler, options?: SubscribeOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -242,8 +247,9 @@ export class LocalFirstBus implements Bus {
     return this.carrier.maxMessageBytes - this.origin.length - 1;
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  async publish(channel: string, message: string, options: PublishOptions = {}): Promise<void> {
     await this.local.publish(channel, message);
+    if (options.localOnly) return;
     // Not awaited: local readers already have it, and the bus is never the source of truth (a
     // lost message costs a reader its next poll). The carrier keeps publishes in order.
     this.carrier.publish(channel, `${this.origin}|${message}`).catch(() => undefined);
