@@ -149,6 +149,22 @@ describeBackends("stream log", (backend) => {
     // the run itself stays; only its stream events are gone
     expect((await server.client.runs.get(threadId, runId)).status).toBe("success");
   }, 120_000);
+
+  it("a server sweeps expired stream events soon after it starts, not only once its first interval is over", async () => {
+    // TTL 1 h: sweeps every 5 min; a run that ended 2 h ago, while no server was up
+    server = await startTestServer(backend, { streamEventTtlSeconds: 3600 });
+    const { threadId, runId } = await createTokenRun(server.url, 50, 0);
+    await readStream(streamUrl(server.url, threadId, runId), "-1");
+    const db = server.db;
+    await server.handle.ctx.pool.query("UPDATE runs SET ended_at = now() - interval '2 hours' WHERE run_id = $1", [runId]);
+    await server.close({ keepDatabase: true });
+    server = await startTestServer(backend, { streamEventTtlSeconds: 3600 }, db);
+    const count = async () =>
+      (await server!.handle.ctx.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM run_events WHERE run_id = $1", [runId])).rows[0]!.n;
+    // well within the interval (5 min)
+    await eventually(async () => (await count()) === 0, 60_000, 200);
+    expect((await server.client.runs.get(threadId, runId)).status).toBe("success");
+  }, 120_000);
 });
 
 describe("stream blocks", () => {
