@@ -29,6 +29,7 @@ import { CronScheduler } from "./queue/scheduler.js";
 import { TtlSweeper, type SweepResult } from "./ttl-sweeper.js";
 import { QueueWorker } from "./queue/worker.js";
 import { channelsFor } from "./runs/channels.js";
+import { listenForReaders } from "./runs/unstored.js";
 import { RunService } from "./runs/service.js";
 import { StateService } from "./state.js";
 import { flushTraces, tracingConfig } from "./tracing.js";
@@ -65,6 +66,8 @@ export interface StartOptions {
 }
 
 const VACUUM_EVERY_MS = 5 * 60 * 1000;
+/** The first stream event sweep after start (then every sweepEveryMs). */
+const FIRST_VACUUM_MS = 5000;
 /** The stream event sweep runs every half TTL (at most every VACUUM_EVERY_MS, at least every second), so events never outlive 1.5 × TTL. */
 const sweepEveryMs = (ttlSeconds: number) => Math.min(VACUUM_EVERY_MS, Math.max(1000, (ttlSeconds * 1000) / 2));
 
@@ -201,6 +204,9 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
           if (typeof taskId === "string") void a2a.notify(taskId);
         });
       }
+      // Readers in other processes ask for the events of runs executing here (runs/unstored.ts).
+      const unlisten = await listenForReaders(bus, ctx.channels);
+      cleanups.push(unlisten);
       await w.start();
       runs.attachWorker(w);
       worker = w;
@@ -210,9 +216,17 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       scheduler = sch;
       cleanups.push(() => sch.stop());
       const events = ctx.events;
-      const vacuum = setInterval(() => void events.sweep(settings.streamEventTtlSeconds).catch(() => undefined), sweepEveryMs(settings.streamEventTtlSeconds));
+      const sweepEvents = () => void events.sweep(settings.streamEventTtlSeconds).catch((err) => logger.warn({ err }, "stream event retention sweep failed"));
+      const vacuum = setInterval(sweepEvents, sweepEveryMs(settings.streamEventTtlSeconds));
       vacuum.unref();
-      cleanups.push(async () => clearInterval(vacuum));
+      // The first sweep soon after start, not an interval later: a process restarted more often
+      // than every interval (a crash loop, scaling to zero) would otherwise never sweep.
+      const firstSweep = setTimeout(sweepEvents, Math.min(FIRST_VACUUM_MS, sweepEveryMs(settings.streamEventTtlSeconds)));
+      firstSweep.unref();
+      cleanups.push(async () => {
+        clearInterval(vacuum);
+        clearTimeout(firstSweep);
+      });
       sweeper.start();
     }
     const url = port === undefined ? undefined : `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;

@@ -20,6 +20,11 @@ import {
 } from "../helpers/server.js";
 import { decodeBlock, encodeBlock } from "../../src/agent-server/storage/events.js";
 import { readSse, type SseEvent } from "../helpers/sse.js";
+import { Client } from "@langchain/langgraph-sdk";
+import { Redis } from "ioredis";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 
 /** Read a run's SSE stream (GET …/runs/{id}/stream) until it ends or `stopAfter` events came. */
 async function readStream(url: string, lastEventId: string | undefined, stopAfter?: number): Promise<SseEvent[]> {
@@ -144,6 +149,22 @@ describeBackends("stream log", (backend) => {
     // the run itself stays; only its stream events are gone
     expect((await server.client.runs.get(threadId, runId)).status).toBe("success");
   }, 120_000);
+
+  it("a server sweeps expired stream events soon after it starts, not only once its first interval is over", async () => {
+    // TTL 1 h: sweeps every 5 min; a run that ended 2 h ago, while no server was up
+    server = await startTestServer(backend, { streamEventTtlSeconds: 3600 });
+    const { threadId, runId } = await createTokenRun(server.url, 50, 0);
+    await readStream(streamUrl(server.url, threadId, runId), "-1");
+    const db = server.db;
+    await server.handle.ctx.pool.query("UPDATE runs SET ended_at = now() - interval '2 hours' WHERE run_id = $1", [runId]);
+    await server.close({ keepDatabase: true });
+    server = await startTestServer(backend, { streamEventTtlSeconds: 3600 }, db);
+    const count = async () =>
+      (await server!.handle.ctx.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM run_events WHERE run_id = $1", [runId])).rows[0]!.n;
+    // well within the interval (5 min)
+    await eventually(async () => (await count()) === 0, 60_000, 200);
+    expect((await server.client.runs.get(threadId, runId)).status).toBe("success");
+  }, 120_000);
 });
 
 describe("stream blocks", () => {
@@ -198,5 +219,88 @@ postgresOnly("stream log across processes (Postgres + Redis)", () => {
     const replay = await readStream(streamUrl(b.url!, threadId, runId), "-1");
     expect(tokenTexts(replay)).toEqual(expectedTokens(N));
     expectExactlyOnce([first, rest], replay);
+  }, 180_000);
+
+  it("a run's events go out on Redis only once a reader in another process asks for them; its end always does", async () => {
+    db = await createTestDatabase("postgres");
+    // `serve` executes the runs; the API-only process reads them from elsewhere
+    const [serve, api] = await Promise.all([startChild("serve", db), startChild("serve", db, { N_JOBS_PER_WORKER: "0" })]);
+    children.push(serve, api);
+    // what crosses Redis on the runs' channels, per run (the carrier's messages are `origin|message`)
+    const observer = new Redis(db.redisUri!);
+    const seen = new Map<string, { type: string }[]>();
+    const ended = new Map<string, () => void>();
+    observer.on("pmessage", (_pattern: string, channel: string, raw: string) => {
+      const runId = channel.slice(channel.lastIndexOf(":") + 1);
+      const msg = JSON.parse(raw.slice(raw.indexOf("|") + 1)) as { type: string };
+      seen.set(runId, [...(seen.get(runId) ?? []), msg]);
+      if (msg.type === "done") ended.get(runId)?.();
+    });
+    await observer.psubscribe(`${db.redisKeyPrefix}:run:*`);
+    const endOf = (runId: string) => new Promise<void>((resolve) => (seen.get(runId)?.some((m) => m.type === "done") ? resolve() : ended.set(runId, resolve)));
+    try {
+      const client = new Client({ apiUrl: serve.url!, callerOptions: { maxRetries: 0 } });
+      const config = { configurable: { tokens: 50 } };
+      // nobody reads the stream; a reader in the run's own process
+      const t1 = await client.threads.create();
+      await client.runs.wait(t1.thread_id, "tokens", { input: userMessage("go"), config });
+      const t2 = await client.threads.create();
+      const own: string[] = [];
+      for await (const part of client.runs.stream(t2.thread_id, "tokens", { input: userMessage("go"), config, streamMode: ["messages-tuple"] })) {
+        if (part.event === "messages") own.push((part.data as unknown as [{ content: string }])[0].content);
+      }
+      expect(own).toEqual(expectedTokens(50));
+      const [r1] = await client.runs.list(t1.thread_id);
+      const [r2] = await client.runs.list(t2.thread_id);
+      await Promise.all([endOf(r1!.run_id), endOf(r2!.run_id)]);
+      expect(seen.get(r1!.run_id)!.map((m) => m.type)).toEqual(["done"]);
+      expect(seen.get(r2!.run_id)!.map((m) => m.type)).toEqual(["done"]);
+
+      // a reader on the other process joins mid-run: it asks, and gets every event once, in order
+      const N = 300;
+      const { threadId, runId } = await createTokenRun(serve.url!, N, 2);
+      const remote = await readStream(streamUrl(api.url!, threadId, runId), "-1");
+      expect(tokenTexts(remote)).toEqual(expectedTokens(N));
+      expectExactlyOnce([remote], await readStream(streamUrl(serve.url!, threadId, runId), "-1"));
+      // and a reader there that joins once the run has ended gets it whole from the log
+      expect(await readStream(streamUrl(api.url!, threadId, runId), "-1")).toEqual(remote);
+    } finally {
+      observer.disconnect();
+    }
+  }, 180_000);
+
+  it("a reader in another process gets tokens while the run goes on, whether it asked before the run started or during it", async () => {
+    db = await createTestDatabase("postgres");
+    const [serve, api] = await Promise.all([startChild("serve", db), startChild("serve", db, { N_JOBS_PER_WORKER: "0" })]);
+    children.push(serve, api);
+    const dir = await mkdtemp(path.join(os.tmpdir(), "berth-remote-reader-"));
+    try {
+      /** Read a `hold` run's tokens, releasing the run once the first has come: the last says whether it was released. */
+      const readHeld = async (parts: AsyncIterable<{ event: string; data: unknown }>, releaseFile: string) => {
+        const tokens: string[] = [];
+        for await (const part of parts) {
+          if (part.event !== "messages") continue;
+          tokens.push((part.data as [{ content: string }])[0].content);
+          if (tokens.length === 1) await writeFile(releaseFile, "");
+        }
+        return tokens;
+      };
+      const configFor = (name: string) => ({ configurable: { release_file: path.join(dir, name), hold_ms: 30_000, hold_by: "timers" } });
+      const viaApi = new Client({ apiUrl: api.url!, callerOptions: { maxRetries: 0 } });
+      // created on the API-only process: its reader asks while the run waits for the worker
+      const t1 = await viaApi.threads.create();
+      const early = viaApi.runs.stream(t1.thread_id, "hold", { input: userMessage("go"), config: configFor("early"), streamMode: ["messages-tuple"] });
+      expect((await readHeld(early, path.join(dir, "early"))).at(-1)).toBe(" released");
+      // created where it runs; a reader on the API-only process joins once it is under way
+      const viaServe = new Client({ apiUrl: serve.url!, callerOptions: { maxRetries: 0 } });
+      const t2 = await viaServe.threads.create();
+      const run = await viaServe.runs.create(t2.thread_id, "hold", { input: userMessage("go"), config: configFor("late"), streamMode: ["messages-tuple"] });
+      const late = viaApi.runs.joinStream(t2.thread_id, run.run_id, { lastEventId: "-1" });
+      const tokens = await readHeld(late as AsyncIterable<{ event: string; data: unknown }>, path.join(dir, "late"));
+      expect(tokens.at(-1)).toBe(" released");
+      expect(tokens.slice(0, -1)).toEqual(expectedTokens(tokens.length - 1));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 180_000);
 });

@@ -21,7 +21,7 @@
  */
 import type { Bus } from "../../shared/bus/index.js";
 import type { Channels, DoneMessage, StoredMessage } from "../runs/channels.js";
-import { registerUnstored } from "../runs/unstored.js";
+import { registerUnstored, takeRemoteReader } from "../runs/unstored.js";
 import { toWireJson } from "../serde.js";
 import type { EventBlock, EventStore, RunEventWriter, StoredEvent } from "../storage/events.js";
 
@@ -70,6 +70,8 @@ export class RunEmitter {
   private inFlight: StoredEvent[] = [];
   private readonly unregister: () => void;
   private failure: unknown;
+  /** A reader in another process asked for this run's events: they go out on the carrier too. */
+  private remote: boolean;
 
   constructor(
     private readonly runId: string,
@@ -83,7 +85,13 @@ export class RunEmitter {
     this.seq = this.startSeq = options.retried ? firstSeq + RETRY_SEQ_GAP : firstSeq;
     this.writer = events.writer(runId, firstSeq);
     this.lingerMs = options.lingerMs ?? 20;
-    this.unregister = registerUnstored(runId, () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue));
+    this.remote = takeRemoteReader(runId);
+    this.unregister = registerUnstored(runId, {
+      unstored: () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue),
+      unstoredFrom: () => this.writer.unstoredFrom,
+      nextSeq: () => this.seq,
+      remoteReader: () => this.remoteReader(),
+    });
   }
 
   /** The last event's seq (an attempt that emitted nothing: the last stored one). */
@@ -111,9 +119,22 @@ export class RunEmitter {
     this.schedulePersist();
   };
 
-  private publish(message: string): void {
+  /** Events and `stored` messages for this process's readers, and other processes' once they asked; `always`: everyone. */
+  private publish(message: string, always = false): void {
     const channel = this.channels.run(this.runId);
-    this.published = this.published.then(() => this.bus.publish(channel, message).catch(() => undefined));
+    const localOnly = !always && !this.remote;
+    this.published = this.published.then(() => this.bus.publish(channel, message, { localOnly }).catch(() => undefined));
+  }
+
+  /**
+   * From now on everything goes out on the carrier too. What the reader missed is in the log or on
+   * its way there: say how far the log reaches now; later blocks announce themselves.
+   */
+  private remoteReader(): void {
+    if (this.remote) return;
+    this.remote = true;
+    const through = this.writer.unstoredFrom - 1;
+    if (through >= 0) this.publish(JSON.stringify({ type: "stored", through } satisfies StoredMessage));
   }
 
   /** One `events` message per turn (split only where the carrier's message size demands it). */
@@ -245,7 +266,7 @@ export class RunEmitter {
       delete full.output;
       text = JSON.stringify(full);
     }
-    this.publish(text);
+    this.publish(text, true);
     this.unregister();
     await this.published;
   }

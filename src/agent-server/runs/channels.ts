@@ -11,6 +11,12 @@ export interface Channels {
   cancel: string;
   /** Events and completion of one run. */
   run(runId: string): string;
+  /**
+   * "A reader in another process wants this run's events" (the message is the run id): a run's
+   * events and `stored` messages go out on the carrier only once someone elsewhere asked (see
+   * runs/unstored.ts); its `done` always does.
+   */
+  readers: string;
 }
 
 export function channelsFor(prefix: string): Channels {
@@ -18,6 +24,7 @@ export function channelsFor(prefix: string): Channels {
     wake: `${prefix}:wake`,
     cancel: `${prefix}:cancel`,
     run: (runId) => `${prefix}:run:${runId}`,
+    readers: `${prefix}:readers`,
   };
 }
 

@@ -17,7 +17,7 @@ import type { AgentServerContext } from "../context.js";
 import type { DoneMessage, RunMessage } from "./channels.js";
 import { isTerminal } from "./rules.js";
 import { TRUNCATED_EVENT } from "../storage/events.js";
-import { unstoredAfter } from "./unstored.js";
+import { askForEvents, isLocalRun, localStoredThrough, localTail, unstoredAfter } from "./unstored.js";
 
 export interface StreamOptions {
   runId: string;
@@ -91,17 +91,27 @@ export async function* runEventBatches(
   let storedThrough = -1;
   let finished: DoneMessage | undefined;
   let wake: (() => void) | undefined;
+  /** Whether the run said anything since the last poll (a reader elsewhere asks again if not). */
+  let heard = false;
+  // A run executing in this process publishes here first: its reader need not wait for the
+  // carrier (Redis, Postgres) to confirm the subscription, a reply a burst of tokens holds back.
+  const local = isLocalRun(runId);
   const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
+    heard = true;
     const msg = JSON.parse(raw) as RunMessage;
     if (msg.type === "events") for (const e of msg.events) live.push(e);
     else if (msg.type === "event") live.push(msg);
     else if (msg.type === "stored") storedThrough = Math.max(storedThrough, msg.through);
     else if (msg.type === "done") finished = msg;
     wake?.();
-  });
+  }, { awaitCarrier: !local });
+  // A run executing elsewhere sends its events on the carrier only once a reader asks.
+  if (!local) askForEvents(bus, channels, runId);
   const onAbort = () => wake?.();
   opts.signal?.addEventListener("abort", onAbort);
   const poll = setInterval(async () => {
+    if (!local && !heard && !finished) askForEvents(bus, channels, runId);
+    heard = false;
     let run;
     try {
       run = await runs.find(runId);
@@ -126,7 +136,7 @@ export async function* runEventBatches(
       if (opts.signal?.aborted) done();
     });
 
-  let last = opts.after ?? (await events.lastSeq(runId));
+  let last = opts.after ?? localStoredThrough(runId) ?? (await events.lastSeq(runId));
   /** Read the log after `last`, up to `target` (undefined: all of it), waiting for it to be stored. */
   async function* fill(target?: number): AsyncGenerator<RunEvent[]> {
     for (;;) {
@@ -170,7 +180,14 @@ export async function* runEventBatches(
       },
       () => undefined, // the poll looks again
     );
-    if (opts.after !== undefined) yield* fill();
+    // What a run executing here has emitted and not stored is all in memory: no read of the log.
+    const tail = localTail(runId, last);
+    if (tail) {
+      if (tail.length) {
+        last = tail[tail.length - 1]!.seq;
+        yield tail;
+      }
+    } else if (opts.after !== undefined) yield* fill();
     while (!opts.signal?.aborted) {
       while (live.length) {
         const batch = live;

@@ -167,6 +167,11 @@ export class RunEventWriter {
     return { firstSeq: this.coverFrom, lastSeq: batch[batch.length - 1]!.seq, data: encoder.text() };
   }
 
+  /** The first seq no stored block of this writer's covers yet. */
+  get unstoredFrom(): number {
+    return this.coverFrom;
+  }
+
   /** `block` (from `encode`) is stored. */
   written(block: EventBlock): void {
     this.stored += block.data.length;

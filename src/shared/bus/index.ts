@@ -14,13 +14,27 @@ import { PgListener } from "./pg-listener.js";
 
 export type BusHandler = (message: string) => void;
 
+export interface PublishOptions {
+  localOnly?: boolean;
+}
+
+export interface SubscribeOptions {
+  /**
+   * Whether to wait until the carrier confirms the subscription (default true). A subscriber that
+   * expects its messages from this process (a reader of a run executing here) need not: messages
+   * published here reach it at once, and the carrier's arrive once the subscription is active.
+   */
+  awaitCarrier?: boolean;
+}
+
 export interface Bus {
   readonly kind: "memory" | "redis" | "postgres";
   /** Largest message the carrier takes; callers send a pointer instead of a payload above it. */
   readonly maxMessageBytes: number;
-  publish(channel: string, message: string): Promise<void>;
-  /** Resolves once the subscription is active; returns the unsubscribe function. */
-  subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;
+  /** `localOnly`: for this process's subscribers only (where the carrier is another process's). */
+  publish(channel: string, message: string, options?: PublishOptions): Promise<void>;
+  /** Resolves once the subscription is active (see SubscribeOptions); returns the unsubscribe function. */
+  subscribe(channel: string, handler: BusHandler, options?: SubscribeOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -233,23 +247,29 @@ export class LocalFirstBus implements Bus {
     return this.carrier.maxMessageBytes - this.origin.length - 1;
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  async publish(channel: string, message: string, options: PublishOptions = {}): Promise<void> {
     await this.local.publish(channel, message);
+    if (options.localOnly) return;
     // Not awaited: local readers already have it, and the bus is never the source of truth (a
     // lost message costs a reader its next poll). The carrier keeps publishes in order.
     this.carrier.publish(channel, `${this.origin}|${message}`).catch(() => undefined);
   }
 
-  async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
+  async subscribe(channel: string, handler: BusHandler, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
     const offLocal = await this.local.subscribe(channel, handler);
-    const offCarrier = await this.carrier.subscribe(channel, (raw) => {
+    const carrier = this.carrier.subscribe(channel, (raw) => {
       const sep = raw.indexOf("|");
       if (sep < 0 || raw.slice(0, sep) === this.origin) return;
       handler(raw.slice(sep + 1));
     });
+    if (options.awaitCarrier === false) {
+      // (a failed carrier subscription costs this subscriber the other processes' messages only)
+      carrier.catch(() => undefined);
+    } else await carrier;
     return async () => {
       await offLocal();
-      await offCarrier();
+      const offCarrier = await carrier.catch(() => undefined);
+      await offCarrier?.();
     };
   }
 
