@@ -314,7 +314,10 @@ export class QueueWorker {
     if (error) await emitter.emit("error", error).catch(() => undefined);
     await emitter.settle().catch((err) => log.warn({ err }, "storing stream events failed"));
 
-    let values: unknown;
+    // The thread's values as the API shows them, serialised once: the same text is stored by the
+    // finish and is the output of the done message (the state of a long thread is large, and each
+    // pass over it costs the server's one thread).
+    let valuesJson: string | undefined;
     let interrupts: Record<string, unknown> | undefined;
     let hasNext = false;
     const k = run.kwargs;
@@ -322,12 +325,12 @@ export class QueueWorker {
       outcome.kind === "completed" && summary?.lastValues !== undefined && !summary.sawInterrupt && !k.interrupt_before && !k.interrupt_after;
     if (streamedFinalState) {
       // The last values chunk of a run that completed without interrupts is its final state.
-      values = toPlain(summary!.lastValues);
+      valuesJson = toWireJson(summary!.lastValues);
       interrupts = {};
     } else if (graph) {
       try {
         const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
-        values = toPlain(snapshot.values ?? {});
+        valuesJson = toWireJson(snapshot.values ?? {});
         interrupts = Object.fromEntries(
           (snapshot.tasks ?? []).filter((t: any) => t.interrupts?.length).map((t: any) => [t.id, toPlain(t.interrupts)]),
         );
@@ -344,7 +347,7 @@ export class QueueWorker {
       owner: this.owner,
       status,
       error,
-      threadValues: values,
+      threadValuesJson: valuesJson,
       threadInterrupts: interrupts,
       stateHasInterrupts: hasNext,
       // The thread's next run goes to this worker in the same round trip: the slot this run frees.
@@ -361,7 +364,7 @@ export class QueueWorker {
     }
     if (owned.next) await this.startHandedOver(owned.next);
     await emitter.done(
-      { status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error },
+      { status, output: valuesJson === undefined ? undefined : outputJson(valuesJson, interrupts), error },
       (message) => this.settleWaiters(run.run_id, message),
     );
     let wake = owned.morePending;
@@ -389,7 +392,9 @@ export class QueueWorker {
     log.info({ status }, "run finished");
     this.ended(run);
 
-    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void sendRunWebhook(ctx, run, status, values, error);
+    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) {
+      void sendRunWebhook(ctx, run, status, valuesJson === undefined ? undefined : JSON.parse(valuesJson), error);
+    }
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }
@@ -528,6 +533,12 @@ export class QueueWorker {
     // Leases are renewed until the last run has finished or been handed back.
     clearInterval(this.heartbeatTimer);
   }
+}
+
+/** A run's output (what /join and /wait answer): the thread's values, with its interrupts when it has any. */
+function outputJson(valuesJson: string, interrupts: Record<string, unknown> | undefined): string {
+  if (Object.values(interrupts ?? {}).flat().length === 0) return valuesJson;
+  return toWireJson(withInterrupts(JSON.parse(valuesJson), interrupts));
 }
 
 function sleep(ms: number): Promise<void> {
