@@ -193,6 +193,11 @@ export class QueueWorker {
       .finally(() => {
         this.active.delete(run.run_id);
         this.settleWaiters(run.run_id, undefined);
+        // the thread's checkpoint stays in memory only while a run of it executes here (the next, handed over)
+        const { checkpointer } = this.ctx;
+        if (checkpointer instanceof BerthPostgresSaver && ![...this.active.values()].some((a) => a.run.thread_id === run.thread_id)) {
+          checkpointer.releaseLatest(run.thread_id);
+        }
         if (this.stopping) return;
         // A run that ends with work pending publishes a wake-up, but this worker hears it before the
         // run leaves `active`; if the worker was full, it would skip that wake-up, so claim now.
@@ -221,8 +226,12 @@ export class QueueWorker {
     let begun = false;
     /** The attempt being counted: settled before anything is recorded about the run. */
     let counting: Promise<number | undefined> | undefined;
-    /** The checkpointer told this run's thread has no checkpoint yet. */
+    /** The checkpointer told this run's thread has no checkpoint yet, or which one is its newest. */
     let expectedEmpty: BerthPostgresSaver | undefined;
+    let expectedLatest: BerthPostgresSaver | undefined;
+    // The thread's newest checkpoint is kept in memory while its runs execute here: a run handed
+    // over by the finish of the one before it starts from it without reading the database.
+    if (ctx.checkpointer instanceof BerthPostgresSaver) ctx.checkpointer.holdLatest(run.thread_id);
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       // Count the attempt now that execution starts: a claim lost before this point (the worker
@@ -257,6 +266,13 @@ export class QueueWorker {
         expectedEmpty = ctx.checkpointer;
         expectedEmpty.expectEmpty(run.thread_id);
       }
+      // Likewise, the newest checkpoint its claim found is answered from memory when this process
+      // wrote it (the run before on the thread executed here).
+      const fromLatest = !resume && run.attempt === 1 && run.start_checkpoint_id !== "" && !run.kwargs.checkpoint_id && !run.kwargs.checkpoint;
+      if (fromLatest && ctx.checkpointer instanceof BerthPostgresSaver) {
+        expectedLatest = ctx.checkpointer;
+        expectedLatest.expectLatest(run.thread_id, run.start_checkpoint_id);
+      }
       if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       // (events still queued are stored with the run's end, below)
       await emitter.settle();
@@ -276,6 +292,7 @@ export class QueueWorker {
     } finally {
       clearTimeout(timeout);
       expectedEmpty?.forgetEmpty(run.thread_id);
+      expectedLatest?.forgetLatest(run.thread_id);
     }
 
     if (outcome.kind === "database-lost") {
