@@ -23,7 +23,7 @@ const conc = Number(process.argv[3] ?? 50);
 const n = Number(process.argv[4] ?? 300);
 const countFile = path.join(os.tmpdir(), `berth-roundtrips-${process.pid}.txt`);
 const db = await createDb(backend);
-const execArgv = ["--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
+const execArgv = [...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
 const { child, ready, stop } = await forkBerth<{ url: string }>(["serve", "--config", CONFIG, "--port", "0"], {
   env: {
     ...process.env,
