@@ -70,11 +70,9 @@ function jsonbText(value: unknown): string {
   const order = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(order);
     if (v === null || typeof v !== "object") return v;
-    const keys = Object.keys(v).sort((a, b) => {
-      const [x, y] = [Buffer.from(a), Buffer.from(b)];
-      return x.length - y.length || Buffer.compare(x, y);
-    });
-    return Object.fromEntries(keys.map((k) => [k, order((v as Record<string, unknown>)[k])]));
+    const keys = Object.keys(v).map((k) => ({ k, bytes: Buffer.from(k) }));
+    keys.sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes));
+    return Object.fromEntries(keys.map(({ k }) => [k, order((v as Record<string, unknown>)[k])]));
   };
   return JSON.stringify(order(value));
 }
