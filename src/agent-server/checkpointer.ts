@@ -55,7 +55,7 @@ interface HeldBlob {
 
 /** What this process stored of a held thread (see `BerthPostgresSaver.held`). */
 interface HeldThread {
-  /** The newest root checkpoint stored, as JSON text in the shape jsonb gives it back, with its metadata. */
+  /** The newest root checkpoint stored, as the JSON text sent (jsonb's key order is applied when it is read back), with its metadata. */
   newest?: { id: string; parentId: string | undefined; checkpoint: string; metadata: string; versions: Record<string, string> };
   /** Channel values stored, by `channel\0version`: only those `newest` names are kept once it is known. */
   blobs: Map<string, HeldBlob>;
@@ -183,7 +183,8 @@ export class BerthPostgresSaver extends PostgresSaver {
         [channel, await this.serde.loadsTyped(b.type, b.type === "bytes" ? new Uint8Array(b.bytes!) : b.bytes!)] as const,
       ),
     );
-    const checkpoint = JSON.parse(newest.checkpoint) as Checkpoint;
+    // (in jsonb's key order only now: most held checkpoints are never read back)
+    const checkpoint = JSON.parse(jsonbText(JSON.parse(newest.checkpoint))) as Checkpoint;
     return {
       config: { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: id } },
       checkpoint: {
@@ -192,7 +193,7 @@ export class BerthPostgresSaver extends PostgresSaver {
         versions_seen: checkpoint.versions_seen ?? {},
         channel_values: Object.fromEntries(values),
       },
-      metadata: (await this.serde.loadsTyped("json", newest.metadata)) as CheckpointTuple["metadata"],
+      metadata: (await this.serde.loadsTyped("json", jsonbText(JSON.parse(newest.metadata)))) as CheckpointTuple["metadata"],
       parentConfig: newest.parentId ? { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: newest.parentId } } : undefined,
       pendingWrites: [],
     };
@@ -205,13 +206,13 @@ export class BerthPostgresSaver extends PostgresSaver {
    * pooled by channel and version (versions never collide: one names one value) and only those the
    * newest checkpoint names are kept.
    */
-  private hold(threadId: string, checkpoint: Checkpoint, parentId: string | undefined, storedCheckpoint: unknown, storedMetadata: unknown, blobs: BlobRow[]): void {
+  private hold(threadId: string, checkpoint: Checkpoint, parentId: string | undefined, storedCheckpoint: string, storedMetadata: string, blobs: BlobRow[]): void {
     const thread = this.held.get(threadId);
     if (!thread) return;
     for (const [, , channel, version, type, bytes] of blobs) thread.blobs.set(blobKey(channel, version), { type, bytes });
     if (checkpoint.v >= 4 && (!thread.newest || thread.newest.id < checkpoint.id)) {
       const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions ?? {}).map(([k, v]) => [k, String(v)]));
-      thread.newest = { id: checkpoint.id, parentId, checkpoint: jsonbText(storedCheckpoint), metadata: jsonbText(storedMetadata), versions };
+      thread.newest = { id: checkpoint.id, parentId, checkpoint: storedCheckpoint, metadata: storedMetadata, versions };
     }
     const newest = thread.newest;
     if (!newest) return;
@@ -244,7 +245,7 @@ export class BerthPostgresSaver extends PostgresSaver {
         blobs,
       ),
     );
-    if (holding) this.hold(String(thread_id), checkpoint, checkpoint_id, JSON.parse(heldCheckpoint!), JSON.parse(heldMetadata!), blobs as BlobRow[]);
+    if (holding) this.hold(String(thread_id), checkpoint, checkpoint_id, heldCheckpoint!, heldMetadata!, blobs as BlobRow[]);
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
