@@ -7,9 +7,12 @@
  * The server's graph schemas are derived from TypeScript in a worker thread on a cold cache, which
  * takes a core for seconds: BERTH_SCHEMA_CACHE_DIR is fixed so only the first invocation pays.
  * Usage: node --import tsx bench/agent-server-roundtrips.ts [postgres|pglite] [C=50] [N=300]
- * (PROF_DIR=dir adds --cpu-prof; JOBS=n sets N_JOBS_PER_WORKER; SETTLE_MS waits after warm-up)
+ * (PROF_DIR=dir adds --cpu-prof; JOBS=n sets N_JOBS_PER_WORKER; SETTLE_MS waits after warm-up;
+ * ONE_THREAD=1: the N runs are created at once on one thread (enqueue) and joined one after
+ * another, as `make bench`'s one-thread row does; C is then ignored)
  */
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,7 +23,7 @@ const conc = Number(process.argv[3] ?? 50);
 const n = Number(process.argv[4] ?? 300);
 const countFile = path.join(os.tmpdir(), `berth-roundtrips-${process.pid}.txt`);
 const db = await createDb(backend);
-const execArgv = ["--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
+const execArgv = [...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
 const { child, ready, stop } = await forkBerth<{ url: string }>(["serve", "--config", CONFIG, "--port", "0"], {
   env: {
     ...process.env,
@@ -46,7 +49,40 @@ const threads = await Promise.all(Array.from({ length: n }, () => post<{ thread_
 const load0 = os.loadavg()[0]!;
 child.kill("SIGUSR2"); // reset the counters
 await new Promise((r) => setTimeout(r, 100));
-const rps = await pool(n, conc, (i) => once(threads[i]!.thread_id, i));
+const from = process.hrtime.bigint() / 1000n; // the profile's clock (µs): cpuprofile-top --window PROF_DIR/window.json
+let rps: number;
+if (process.env.ONE_THREAD === "1") {
+  const t = threads[0]!.thread_id;
+  const t0 = performance.now();
+  const runs = await Promise.all(
+    Array.from({ length: n }, (_, i) => post<{ run_id: string }>(`${url}/threads/${t}/runs`, { assistant_id: "chat", input: input(i), multitask_strategy: "enqueue" })),
+  );
+  for (const r of runs) await (await fetch(`${url}/threads/${t}/runs/${r.run_id}/join`)).text();
+  rps = n / ((performance.now() - t0) / 1000);
+  console.log(`one thread: ${n} runs in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  if (db.uri) {
+    // where the time went, from the runs' own timestamps: the wait between a run's end and its
+    // successor's start (the hand-over), and the runs' own durations
+    const c = new pg.Client({ connectionString: db.uri });
+    await c.connect();
+    const { rows } = await c.query<{ created_at: Date; started_at: Date; ended_at: Date }>(
+      "SELECT created_at, started_at, ended_at FROM runs WHERE thread_id = $1 ORDER BY seq",
+      [t],
+    );
+    await c.end();
+    const ms = (a: Date, b: Date) => b.getTime() - a.getTime();
+    const gaps = rows.slice(1).map((r, i) => ms(rows[i]!.ended_at, r.started_at));
+    const runs = rows.map((r) => ms(r.started_at, r.ended_at));
+    const stat = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return `sum ${s.reduce((a, b) => a + b, 0)} ms, p50 ${s[Math.floor(s.length / 2)]} ms, max ${s[s.length - 1]} ms`;
+    };
+    console.log(`  created over ${ms(rows[0]!.created_at, rows[rows.length - 1]!.created_at)} ms; first start ${ms(rows[0]!.created_at, rows[0]!.started_at)} ms after its creation`);
+    console.log(`  end → next start: ${stat(gaps)}`);
+    console.log(`  start → end:      ${stat(runs)} (first 10: ${runs.slice(0, 10).join(" ")}; last 10: ${runs.slice(-10).join(" ")})`);
+  }
+} else rps = await pool(n, conc, (i) => once(threads[i]!.thread_id, i));
+if (process.env.PROF_DIR) fs.writeFileSync(path.join(process.env.PROF_DIR, "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
 await stop();
 await db.drop();
 const lines = fs.readFileSync(countFile, "utf8").split("\n");

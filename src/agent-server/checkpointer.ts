@@ -21,10 +21,10 @@
  */
 import { randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { WRITES_IDX_MAP, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { WRITES_IDX_MAP, type Checkpoint, type CheckpointTuple, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { putCheckpointStatement, putWritesStatement } from "./checkpoint-writes.js";
+import { putCheckpointStatement, putWritesStatement, type BlobRow } from "./checkpoint-writes.js";
 
 /**
  * Called before every checkpoint write with the writing run's config; throws to refuse the write.
@@ -45,6 +45,36 @@ export function withRunMetadata(metadata: Record<string, unknown>, runMetadata: 
     Object.entries(runMetadata).filter(([k, v]) => !k.startsWith("__") && !TASK_METADATA.has(k) && v !== undefined && typeof v !== "function"),
   );
   return { ...inherited, ...metadata };
+}
+
+/** A channel value as stored: its serde type and bytes (none for type 'empty'). */
+interface HeldBlob {
+  type: string;
+  bytes: Uint8Array | undefined;
+}
+
+/** What this process stored of a held thread (see `BerthPostgresSaver.held`). */
+interface HeldThread {
+  /** The newest root checkpoint stored, as the JSON text sent (jsonb's key order is applied when it is read back), with its metadata. */
+  newest?: { id: string; parentId: string | undefined; checkpoint: string; metadata: string; versions: Record<string, string> };
+  /** Channel values stored, by `channel\0version`: only those `newest` names are kept once it is known. */
+  blobs: Map<string, HeldBlob>;
+  /** Checkpoints that got pending writes (none are answered from memory). */
+  written: Set<string>;
+}
+
+const blobKey = (channel: string, version: string) => `${channel}\u0000${version}`;
+
+/** JSON text of a value as a jsonb column gives it back: object keys ordered as jsonb orders them (shorter first, then bytewise). */
+function jsonbText(value: unknown): string {
+  const order = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(order);
+    if (v === null || typeof v !== "object") return v;
+    const keys = Object.keys(v).map((k) => ({ k, bytes: Buffer.from(k) }));
+    keys.sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes));
+    return Object.fromEntries(keys.map(({ k }) => [k, order((v as Record<string, unknown>)[k])]));
+  };
+  return JSON.stringify(order(value));
 }
 
 export class BerthPostgresSaver extends PostgresSaver {
@@ -81,10 +111,114 @@ export class BerthPostgresSaver extends PostgresSaver {
     this.knownEmpty.delete(threadId);
   }
 
+  /**
+   * The newest root checkpoint this process wrote to a thread whose runs execute here, kept as the
+   * bytes it stored, so that the thread's next run, handed to this worker by the statement that
+   * ended the run before it, reads its thread without a round trip. Only threads the worker names
+   * (`holdLatest`) are kept, and only while it says so.
+   */
+  private readonly held = new Map<string, HeldThread>();
+  /** Threads whose next read of their latest root checkpoint may be answered from `held`, with the id it must have. */
+  private readonly knownLatest = new Map<string, string>();
+
+  /** Keep the newest checkpoint this process writes to `threadId` (until `releaseLatest`). */
+  holdLatest(threadId: string): void {
+    if (!this.held.has(threadId)) this.held.set(threadId, { blobs: new Map(), written: new Set() });
+  }
+
+  /** Stop keeping `threadId`'s newest checkpoint (no run of it executes here now). */
+  releaseLatest(threadId: string): void {
+    this.held.delete(threadId);
+    this.knownLatest.delete(threadId);
+  }
+
+  /**
+   * Say that `threadId`'s newest root checkpoint is `checkpointId` (the statement that claimed a run
+   * found it so, and the run, the only one that may write to its thread, has not read it yet): its
+   * next read is answered from memory if this process stored that checkpoint and every channel
+   * value it names, without a round trip.
+   */
+  expectLatest(threadId: string, checkpointId: string): void {
+    this.knownLatest.set(threadId, checkpointId);
+  }
+
+  /** Withdraw `expectLatest` (the run ended without reading its thread). */
+  forgetLatest(threadId: string): void {
+    this.knownLatest.delete(threadId);
+  }
+
   override async getTuple(config: RunnableConfig): ReturnType<PostgresSaver["getTuple"]> {
     const c = config.configurable;
-    if (this.knownEmpty.size && c && !c.checkpoint_id && (c.checkpoint_ns ?? "") === "" && this.knownEmpty.delete(String(c.thread_id))) return undefined;
+    if (c && !c.checkpoint_id && (c.checkpoint_ns ?? "") === "") {
+      const threadId = String(c.thread_id);
+      if (this.knownEmpty.size && this.knownEmpty.delete(threadId)) return undefined;
+      const expected = this.knownLatest.get(threadId);
+      if (expected !== undefined) {
+        this.knownLatest.delete(threadId);
+        const tuple = await this.heldTuple(threadId, expected);
+        if (tuple) return tuple;
+      }
+    }
     return super.getTuple(config);
+  }
+
+  /**
+   * The tuple `getTuple` would read back for checkpoint `id` of a held thread, decoded from the
+   * bytes stored; undefined when that is not the newest held, has pending writes, or a channel
+   * value it names was not stored here.
+   */
+  private async heldTuple(threadId: string, id: string): Promise<CheckpointTuple | undefined> {
+    const thread = this.held.get(threadId);
+    const newest = thread?.newest;
+    if (!thread || !newest || newest.id !== id || thread.written.has(id)) return undefined;
+    const stored: [string, HeldBlob][] = [];
+    for (const [channel, version] of Object.entries(newest.versions)) {
+      const blob = thread.blobs.get(blobKey(channel, version));
+      if (!blob) return undefined;
+      if (blob.type !== "empty") stored.push([channel, blob]);
+    }
+    const values = await Promise.all(
+      stored.map(async ([channel, b]) =>
+        // (bytes are handed out as a copy: the held ones may be read again)
+        [channel, await this.serde.loadsTyped(b.type, b.type === "bytes" ? new Uint8Array(b.bytes!) : b.bytes!)] as const,
+      ),
+    );
+    // (in jsonb's key order only now: most held checkpoints are never read back)
+    const checkpoint = JSON.parse(jsonbText(JSON.parse(newest.checkpoint))) as Checkpoint;
+    return {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: id } },
+      checkpoint: {
+        ...checkpoint,
+        channel_versions: checkpoint.channel_versions ?? {},
+        versions_seen: checkpoint.versions_seen ?? {},
+        channel_values: Object.fromEntries(values),
+      },
+      metadata: (await this.serde.loadsTyped("json", jsonbText(JSON.parse(newest.metadata)))) as CheckpointTuple["metadata"],
+      parentConfig: newest.parentId ? { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: newest.parentId } } : undefined,
+      pendingWrites: [],
+    };
+  }
+
+  /**
+   * Remember a root checkpoint just stored to a held thread: its channel values' bytes, and the
+   * checkpoint and metadata as the database has them (jsonb) when it is the newest. Puts may
+   * complete out of order (LangGraph does not wait for one before the next step), so values are
+   * pooled by channel and version (versions never collide: one names one value) and only those the
+   * newest checkpoint names are kept.
+   */
+  private hold(threadId: string, checkpoint: Checkpoint, parentId: string | undefined, storedCheckpoint: string, storedMetadata: string, blobs: BlobRow[]): void {
+    const thread = this.held.get(threadId);
+    if (!thread) return;
+    for (const [, , channel, version, type, bytes] of blobs) thread.blobs.set(blobKey(channel, version), { type, bytes });
+    if (checkpoint.v >= 4 && (!thread.newest || thread.newest.id < checkpoint.id)) {
+      const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions ?? {}).map(([k, v]) => [k, String(v)]));
+      thread.newest = { id: checkpoint.id, parentId, checkpoint: storedCheckpoint, metadata: storedMetadata, versions };
+    }
+    const newest = thread.newest;
+    if (!newest) return;
+    const wanted = new Set(Object.entries(newest.versions).map(([k, v]) => blobKey(k, v)));
+    for (const key of thread.blobs.keys()) if (!wanted.has(key)) thread.blobs.delete(key);
+    for (const written of thread.written) if (written < newest.id) thread.written.delete(written);
   }
 
   /** The library's put as one statement (checkpoint-writes.ts): same rows, one round trip. */
@@ -99,13 +233,19 @@ export class BerthPostgresSaver extends PostgresSaver {
       this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(tagged),
     ]);
+    const stored = this._dumpCheckpoint(checkpoint);
+    const holding = checkpoint_ns === "" && this.held.has(String(thread_id));
+    // (what is held is the text the statement sends: taken before, so nothing changes it meanwhile)
+    const heldCheckpoint = holding ? JSON.stringify(stored) : undefined;
+    const heldMetadata = holding ? JSON.stringify(storedMetadata) : undefined;
     await this.db.query(
       putCheckpointStatement(
         this.schema,
-        { threadId: thread_id, ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id, checkpoint: this._dumpCheckpoint(checkpoint), metadata: storedMetadata },
+        { threadId: thread_id, ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id, checkpoint: stored, metadata: storedMetadata },
         blobs,
       ),
     );
+    if (holding) this.hold(String(thread_id), checkpoint, checkpoint_id, heldCheckpoint!, heldMetadata!, blobs as BlobRow[]);
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -113,6 +253,10 @@ export class BerthPostgresSaver extends PostgresSaver {
   override async putWrites(...args: Parameters<PostgresSaver["putWrites"]>): ReturnType<PostgresSaver["putWrites"]> {
     const [config, writes, taskId] = args;
     await this.fence?.(config);
+    // a held checkpoint with pending writes is read from the database (none are held)
+    const held = this.held.get(String(config.configurable?.thread_id));
+    const checkpointId = config.configurable?.checkpoint_id;
+    if (held && (config.configurable?.checkpoint_ns ?? "") === "" && typeof checkpointId === "string") held.written.add(checkpointId);
     const upsert = writes.every((w) => w[0] in WRITES_IDX_MAP);
     const rows = await this._dumpWrites(config.configurable?.thread_id, config.configurable?.checkpoint_ns, config.configurable?.checkpoint_id, taskId, writes);
     const statement = putWritesStatement(this.schema, rows, upsert);

@@ -46,6 +46,20 @@ async function runTimes(server: TestServer, threadId: string): Promise<RunTimes[
   return rows;
 }
 
+/** Count the server's pool queries whose text matches, until `stop`. */
+function countQueries(server: TestServer, matches: (text: string) => boolean): { count: number; stop(): void } {
+  const pool = server.handle.ctx.pool as unknown as { query: (...args: unknown[]) => unknown };
+  const original = pool.query;
+  const counter = { count: 0, stop: () => void (pool.query = original) };
+  pool.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    const text = typeof config === "string" ? config : (config?.text ?? "");
+    if (matches(text)) counter.count++;
+    return original.apply(this, args);
+  };
+  return counter;
+}
+
 describeBackends("a thread's queue", (backend) => {
   let server: TestServer | undefined;
   afterEach(async () => {
@@ -111,6 +125,48 @@ describeBackends("a thread's queue", (backend) => {
     const bySeq = runs.map((r) => labels[created.findIndex((c) => c.run_id === r.run_id)]!);
     expect(await messagesOf(client, other.thread_id)).toEqual(bySeq.flatMap((l) => [`human:${l}`, `ai:You said: ${l}`]));
     expect((await client.threads.get(other.thread_id)).status).toBe("idle");
+  });
+
+  it("runs handed over on a busy thread start from its latest checkpoint, pending writes included: a step stopped at interrupt() resumes without redoing the node that had finished", async () => {
+    // Queued before any worker runs, so each run after the first is handed over by its
+    // predecessor's finish and starts from the checkpoint that run left (held in memory by the
+    // worker, unless it has pending writes, as a step stopped at interrupt() has).
+    const db = await createTestDatabase(backend);
+    const api = await startTestServer(backend, { jobsPerWorker: 0 }, db);
+    const thread = await api.client.threads.create();
+    const created: string[] = [];
+    const queue = async (body: Record<string, unknown>) => {
+      created.push((await api.client.runs.create(thread.thread_id, "sidecar", { ...body, multitaskStrategy: "enqueue" })).run_id);
+    };
+    await queue({ input: { input: "a" } });
+    await queue({ command: { resume: "yes" } });
+    await queue({ input: { input: "b" } });
+    await queue({ command: { resume: "no" } });
+    await queue({ input: { input: "c" } });
+    await api.close({ keepDatabase: true });
+
+    server = await startTestServer(backend, {}, db);
+    const { client } = server;
+    // the server's reads of the thread's newest checkpoint (the checkpointer's query without a checkpoint id)
+    const reads = countQueries(server, (text) => text.includes("as pending_writes") && text.includes("ORDER BY checkpoint_id DESC LIMIT 1"));
+    for (const id of created) await client.runs.join(thread.thread_id, id);
+    reads.stop();
+
+    const runs = await runTimes(server, thread.thread_id);
+    expect(runs.map((r) => r.run_id)).toEqual(created);
+    expect(runs.map((r) => r.status)).toEqual(created.map(() => "success"));
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_at).toEqual(runs[i - 1]!.ended_at);
+    // Run 1 found the thread empty; runs 3 and 5 start from the checkpoint the run before left,
+    // from memory. Runs 2 and 4 read theirs from the database: it has pending writes. And the
+    // worker reads the state each interrupted run (1, 3, 5) left, to store it with the run's end.
+    expect(reads.count).toBe(2 + 3);
+    // each input noted once and each decision recorded once, in order; the last input waits for its decision
+    const state = await client.threads.getState<{ log: string[] }>(thread.thread_id);
+    // (a step's writes are applied together, in LangGraph's task order)
+    const log = state.values.log;
+    expect([log.slice(0, 2).sort(), log.slice(2, 4).sort(), log.slice(4)]).toEqual([["gate:a:yes", "note:a"], ["gate:b:no", "note:b"], ["note:c"]]);
+    expect(state.next).toEqual(["gate"]);
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
   });
 });
 

@@ -193,6 +193,11 @@ export class QueueWorker {
       .finally(() => {
         this.active.delete(run.run_id);
         this.settleWaiters(run.run_id, undefined);
+        // the thread's checkpoint stays in memory only while a run of it executes here (the next, handed over)
+        const { checkpointer } = this.ctx;
+        if (checkpointer instanceof BerthPostgresSaver && ![...this.active.values()].some((a) => a.run.thread_id === run.thread_id)) {
+          checkpointer.releaseLatest(run.thread_id);
+        }
         if (this.stopping) return;
         // A run that ends with work pending publishes a wake-up, but this worker hears it before the
         // run leaves `active`; if the worker was full, it would skip that wake-up, so claim now.
@@ -221,8 +226,12 @@ export class QueueWorker {
     let begun = false;
     /** The attempt being counted: settled before anything is recorded about the run. */
     let counting: Promise<number | undefined> | undefined;
-    /** The checkpointer told this run's thread has no checkpoint yet. */
+    /** The checkpointer told this run's thread has no checkpoint yet, or which one is its newest. */
     let expectedEmpty: BerthPostgresSaver | undefined;
+    let expectedLatest: BerthPostgresSaver | undefined;
+    // The thread's newest checkpoint is kept in memory while its runs execute here: a run handed
+    // over by the finish of the one before it starts from it without reading the database.
+    if (ctx.checkpointer instanceof BerthPostgresSaver) ctx.checkpointer.holdLatest(run.thread_id);
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       // Count the attempt now that execution starts: a claim lost before this point (the worker
@@ -257,6 +266,13 @@ export class QueueWorker {
         expectedEmpty = ctx.checkpointer;
         expectedEmpty.expectEmpty(run.thread_id);
       }
+      // Likewise, the newest checkpoint its claim found is answered from memory when this process
+      // wrote it (the run before on the thread executed here).
+      const fromLatest = !resume && run.attempt === 1 && run.start_checkpoint_id !== "" && !run.kwargs.checkpoint_id && !run.kwargs.checkpoint;
+      if (fromLatest && ctx.checkpointer instanceof BerthPostgresSaver) {
+        expectedLatest = ctx.checkpointer;
+        expectedLatest.expectLatest(run.thread_id, run.start_checkpoint_id);
+      }
       if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
       // (events still queued are stored with the run's end, below)
       await emitter.settle();
@@ -276,6 +292,7 @@ export class QueueWorker {
     } finally {
       clearTimeout(timeout);
       expectedEmpty?.forgetEmpty(run.thread_id);
+      expectedLatest?.forgetLatest(run.thread_id);
     }
 
     if (outcome.kind === "database-lost") {
@@ -314,7 +331,10 @@ export class QueueWorker {
     if (error) await emitter.emit("error", error).catch(() => undefined);
     await emitter.settle().catch((err) => log.warn({ err }, "storing stream events failed"));
 
-    let values: unknown;
+    // The thread's values as the API shows them, serialised once: the same text is stored by the
+    // finish and is the output of the done message (the state of a long thread is large, and each
+    // pass over it costs the server's one thread).
+    let valuesJson: string | undefined;
     let interrupts: Record<string, unknown> | undefined;
     let hasNext = false;
     const k = run.kwargs;
@@ -322,12 +342,12 @@ export class QueueWorker {
       outcome.kind === "completed" && summary?.lastValues !== undefined && !summary.sawInterrupt && !k.interrupt_before && !k.interrupt_after;
     if (streamedFinalState) {
       // The last values chunk of a run that completed without interrupts is its final state.
-      values = toPlain(summary!.lastValues);
+      valuesJson = toWireJson(summary!.lastValues);
       interrupts = {};
     } else if (graph) {
       try {
         const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
-        values = toPlain(snapshot.values ?? {});
+        valuesJson = toWireJson(snapshot.values ?? {});
         interrupts = Object.fromEntries(
           (snapshot.tasks ?? []).filter((t: any) => t.interrupts?.length).map((t: any) => [t.id, toPlain(t.interrupts)]),
         );
@@ -344,7 +364,7 @@ export class QueueWorker {
       owner: this.owner,
       status,
       error,
-      threadValues: values,
+      threadValuesJson: valuesJson,
       threadInterrupts: interrupts,
       stateHasInterrupts: hasNext,
       // The thread's next run goes to this worker in the same round trip: the slot this run frees.
@@ -361,7 +381,7 @@ export class QueueWorker {
     }
     if (owned.next) await this.startHandedOver(owned.next);
     await emitter.done(
-      { status, output: values === undefined ? undefined : toWireJson(withInterrupts(values, interrupts)), error },
+      { status, output: valuesJson === undefined ? undefined : outputJson(valuesJson, interrupts), error },
       (message) => this.settleWaiters(run.run_id, message),
     );
     let wake = owned.morePending;
@@ -389,7 +409,9 @@ export class QueueWorker {
     log.info({ status }, "run finished");
     this.ended(run);
 
-    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) void sendRunWebhook(ctx, run, status, values, error);
+    if (run.webhook && !ctx.config.raw.http?.disable_webhooks) {
+      void sendRunWebhook(ctx, run, status, valuesJson === undefined ? undefined : JSON.parse(valuesJson), error);
+    }
     if (run.kwargs.temporary && run.kwargs.on_completion !== "keep") {
       await ctx.threads.delete(run.thread_id).catch(() => undefined);
     }
@@ -528,6 +550,12 @@ export class QueueWorker {
     // Leases are renewed until the last run has finished or been handed back.
     clearInterval(this.heartbeatTimer);
   }
+}
+
+/** A run's output (what /join and /wait answer): the thread's values, with its interrupts when it has any. */
+function outputJson(valuesJson: string, interrupts: Record<string, unknown> | undefined): string {
+  if (Object.values(interrupts ?? {}).flat().length === 0) return valuesJson;
+  return toWireJson(withInterrupts(JSON.parse(valuesJson), interrupts));
 }
 
 function sleep(ms: number): Promise<void> {

@@ -472,7 +472,8 @@ export class RunStore {
     owner: string;
     status: RunStatus;
     error?: unknown;
-    threadValues?: unknown;
+    /** The thread's values as JSON text (serialised once by the worker; also the run's output). */
+    threadValuesJson?: string;
     threadInterrupts?: Record<string, unknown>;
     stateHasInterrupts: boolean;
     /** Claim the thread's next run for this worker, with a lease of this many seconds. */
@@ -547,7 +548,7 @@ export class RunStore {
           args.error === undefined ? null : JSON.stringify(args.error),
           args.threadId,
           args.stateHasInterrupts,
-          args.threadValues === undefined ? null : JSON.stringify(args.threadValues),
+          args.threadValuesJson ?? null,
           args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
           Boolean(args.handoff),
           args.events?.lastSeq ?? null,
