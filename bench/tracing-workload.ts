@@ -356,33 +356,13 @@ export async function floorTrials(db: pg.Pool, projectId: string, cpu: () => Pro
   };
 }
 
+/** The floor on every row of the project: the median of `repeats` trials (after one that warms up). */
 export async function floor(db: pg.Pool, projectId: string, rowsPerBatch: number, concurrency: number, cpu: () => Promise<Cpu>, repeats = 3) {
-  await db.query("CREATE TABLE floor_runs (LIKE tracing_runs INCLUDING ALL)");
-  await db.query("ALTER TABLE floor_runs ADD FOREIGN KEY (project_id) REFERENCES tracing_projects (id) ON DELETE CASCADE");
-  // every column as stored, in the order the server stored them
-  const { rows } = await db.query<{ r: Record<string, unknown> }>("SELECT to_jsonb(t) AS r FROM tracing_runs t WHERE project_id = $1 ORDER BY created_at, id", [projectId]);
-  const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < rows.length; i += rowsPerBatch) batches.push(rows.slice(i, i + rowsPerBatch).map((x) => x.r));
-  const insert = (batch: Record<string, unknown>[]) => db.query("INSERT INTO floor_runs SELECT * FROM jsonb_populate_recordset(NULL::floor_runs, $1::jsonb)", [JSON.stringify(batch)]);
-  for (const b of batches.slice(0, 5)) await insert(b); // warm-up
-  await Promise.all(Array.from({ length: concurrency }, () => db.query("SELECT 1"))); // connections open before the snapshot
-  // a short measurement (about a second), so the median of `repeats`, each into the emptied table
+  const floor = await floorTrials(db, projectId, cpu);
+  await floor.trial("", rowsPerBatch, concurrency); // warm-up
+  // each a short measurement (about a second) into the emptied table
   const trials = [];
-  for (let t = 0; t < repeats; t++) {
-    await db.query("TRUNCATE floor_runs");
-    const before = await cpu();
-    const lat: number[] = [];
-    const t0 = performance.now();
-    await pool(batches.length, concurrency, async (i) => {
-      const s = performance.now();
-      await insert(batches[i]!);
-      lat.push(performance.now() - s);
-    });
-    const seconds = (performance.now() - t0) / 1000;
-    const used = cpuUsed(before, await cpu());
-    const { rows: n } = await db.query<{ n: string }>("SELECT count(*) AS n FROM floor_runs");
-    trials.push({ rows: Number(n[0]!.n), batches: batches.length, seconds, latency: summary(lat), cpu: used });
-  }
-  await db.query("DROP TABLE floor_runs");
+  for (let t = 0; t < repeats; t++) trials.push(await floor.trial("", rowsPerBatch, concurrency));
+  await floor.drop();
   return trials.sort((a, b) => a.seconds - b.seconds)[Math.floor(trials.length / 2)]!;
 }
