@@ -65,16 +65,13 @@ interface HeldThread {
 
 const blobKey = (channel: string, version: string) => `${channel}\u0000${version}`;
 
-/** JSON text of a value as a jsonb column gives it back: object keys ordered as jsonb orders them (shorter first, then bytewise). */
-function jsonbText(value: unknown): string {
-  const order = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(order);
-    if (v === null || typeof v !== "object") return v;
-    const keys = Object.keys(v).map((k) => ({ k, bytes: Buffer.from(k) }));
-    keys.sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes));
-    return Object.fromEntries(keys.map(({ k }) => [k, order((v as Record<string, unknown>)[k])]));
-  };
-  return JSON.stringify(order(value));
+/** A copy of a value with its object keys in the order a jsonb column gives them back (shorter first, then bytewise). */
+function jsonbOrder(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(jsonbOrder);
+  if (v === null || typeof v !== "object") return v;
+  const keys = Object.keys(v).map((k) => ({ k, bytes: Buffer.from(k) }));
+  keys.sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes));
+  return Object.fromEntries(keys.map(({ k }) => [k, jsonbOrder((v as Record<string, unknown>)[k])]));
 }
 
 export class BerthPostgresSaver extends PostgresSaver {
@@ -184,7 +181,7 @@ export class BerthPostgresSaver extends PostgresSaver {
       ),
     );
     // (in jsonb's key order only now: most held checkpoints are never read back)
-    const checkpoint = JSON.parse(jsonbText(JSON.parse(newest.checkpoint))) as Checkpoint;
+    const checkpoint = jsonbOrder(JSON.parse(newest.checkpoint)) as Checkpoint;
     return {
       config: { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: id } },
       checkpoint: {
@@ -193,7 +190,7 @@ export class BerthPostgresSaver extends PostgresSaver {
         versions_seen: checkpoint.versions_seen ?? {},
         channel_values: Object.fromEntries(values),
       },
-      metadata: (await this.serde.loadsTyped("json", jsonbText(JSON.parse(newest.metadata)))) as CheckpointTuple["metadata"],
+      metadata: (await this.serde.loadsTyped("json", JSON.stringify(jsonbOrder(JSON.parse(newest.metadata))))) as CheckpointTuple["metadata"],
       parentConfig: newest.parentId ? { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: newest.parentId } } : undefined,
       pendingWrites: [],
     };
