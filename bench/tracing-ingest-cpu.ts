@@ -4,8 +4,10 @@
  * process against a database stub that stores nothing, so the CPU µs per run of each phase can be
  * compared before and after a change without the machine's load in the way of wall-clock figures
  * (CPU time still grows somewhat under load: compare runs taken together).
- * Runs dist/ (build it first: npx tsc -p tsconfig.build.json), or another build with --dist DIR (A/B).
- * Usage: node [--cpu-prof] --import tsx bench/tracing-ingest-cpu.ts FILE.json [--repeat 10] [--dist DIR]
+ * Runs dist/ (build it first: npx tsc -p tsconfig.build.json), or other builds with --dist DIR, once
+ * per build: several builds (A/B) run in one process, taking turns request by request (a build
+ * outside the checkout needs a package.json with "type": "module" and node_modules beside it).
+ * Usage: node [--cpu-prof] --import tsx bench/tracing-ingest-cpu.ts FILE.json [--repeat 10] [--dist DIR]...
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -14,11 +16,11 @@ import { pathToFileURL } from "node:url";
 import type { Queryable } from "../src/shared/db/index.js";
 import type { Logger } from "../src/shared/logging.js";
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { repeat: { type: "string", default: "10" }, dist: { type: "string", default: path.join(import.meta.dirname, "../dist") } } });
-const load = (file: string) => import(pathToFileURL(path.resolve(args.dist, file)).href);
-const { assemble, partsOfBody } = (await load("tracing/ingest/multipart.js")) as typeof import("../src/tracing/ingest/multipart.js");
-const { IngestService } = (await load("tracing/ingest/service.js")) as typeof import("../src/tracing/ingest/service.js");
-const { mergeGroup } = (await load("tracing/ingest/merge-batch.js")) as typeof import("../src/tracing/ingest/merge-batch.js");
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { repeat: { type: "string", default: "10" }, dist: { type: "string", multiple: true } },
+});
+const dists = args.dist?.length ? args.dist : [path.join(import.meta.dirname, "../dist")];
 const saved = JSON.parse(readFileSync(positionals[0]!, "utf8")) as { measured: { body: string; contentType: string; contentEncoding: string | null }[] };
 const requests = saved.measured.map((r) => ({ ...r, body: Buffer.from(r.body, "base64") }));
 const TENANT = "00000000-0000-0000-0000-000000000001";
@@ -26,7 +28,6 @@ const PROJECT = "00000000-0000-0000-0000-000000000002";
 const noop = () => undefined;
 const logger = { warn: noop, info: noop, error: noop, debug: noop } as unknown as Logger;
 const projects = { idForName: async () => PROJECT, exists: async () => true };
-const service = new IngestService(null as never, projects as never, null as never, { maxStringBytes: 1024 * 1024, mediaThresholdBytes: 16 * 1024 }, logger);
 let sent = 0;
 let counting = false;
 const db: Queryable = {
@@ -36,35 +37,51 @@ const db: Queryable = {
   }) as never,
 } as Queryable;
 
-const phases = { split: 0, assemble: 0, prepare: 0, merge: 0 };
-let runs = 0;
+/** One build under test: its modules and its CPU per phase. */
+async function build(dir: string) {
+  const load = (file: string) => import(pathToFileURL(path.resolve(dir, file)).href);
+  const { assemble, partsOfBody } = (await load("tracing/ingest/multipart.js")) as typeof import("../src/tracing/ingest/multipart.js");
+  const { IngestService } = (await load("tracing/ingest/service.js")) as typeof import("../src/tracing/ingest/service.js");
+  const { mergeGroup } = (await load("tracing/ingest/merge-batch.js")) as typeof import("../src/tracing/ingest/merge-batch.js");
+  const service = new IngestService(null as never, projects as never, null as never, { maxStringBytes: 1024 * 1024, mediaThresholdBytes: 16 * 1024 }, logger);
+  return { dir, assemble, partsOfBody, service, mergeGroup, phases: { split: 0, assemble: 0, prepare: 0, merge: 0 }, runs: 0 };
+}
+const builds = await Promise.all(dists.map(build));
 const cpu = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
 const repeat = Number(args.repeat);
+// With several builds (A/B), they take turns request by request, so the machine's load, which
+// moves a lot on a shared machine, weighs on each alike.
 for (let r = 0; r < repeat + 2; r++) {
   counting = r >= 2; // two warm-up passes
   for (const req of requests) {
-    let t = cpu();
-    const parts = partsOfBody(req.body, req.contentType, req.contentEncoding);
-    let u = cpu();
-    if (counting) phases.split += u - t;
-    t = u;
-    const parsed = assemble(parts);
-    u = cpu();
-    if (counting) phases.assemble += u - t;
-    t = u;
-    const { entry } = await service.prepare(TENANT, parsed.ops, parsed.attachments, undefined);
-    u = cpu();
-    if (counting) phases.prepare += u - t;
-    t = u;
-    await mergeGroup(db, [entry], { defaultProject: PROJECT, prices: [], logger });
-    u = cpu();
-    if (counting) phases.merge += u - t;
-    if (counting) runs += entry.byId.size;
+    for (const b of r % 2 ? [...builds].reverse() : builds) {
+      let t = cpu();
+      const parts = b.partsOfBody(req.body, req.contentType, req.contentEncoding);
+      let u = cpu();
+      if (counting) b.phases.split += u - t;
+      t = u;
+      const parsed = b.assemble(parts);
+      u = cpu();
+      if (counting) b.phases.assemble += u - t;
+      t = u;
+      const { entry } = await b.service.prepare(TENANT, parsed.ops, parsed.attachments, undefined);
+      u = cpu();
+      if (counting) b.phases.prepare += u - t;
+      t = u;
+      await b.mergeGroup(db, [entry], { defaultProject: PROJECT, prices: [], logger });
+      u = cpu();
+      if (counting) b.phases.merge += u - t;
+      if (counting) b.runs += entry.byId.size;
+    }
   }
 }
-const per = (us: number) => (us / runs).toFixed(1);
-const total = Object.values(phases).reduce((a, b) => a + b, 0);
-console.log(`${runs / repeat} runs × ${repeat}: CPU µs per run: split (gunzip + multipart) ${per(phases.split)}, assemble (JSON.parse) ${per(phases.assemble)}, prepare ${per(phases.prepare)}, merge into rows ${per(phases.merge)}; total ${per(total)}; ${(sent / runs).toFixed(0)} chars sent to the database per run`);
+for (const b of builds) {
+  const per = (us: number) => (us / b.runs).toFixed(1);
+  const total = Object.values(b.phases).reduce((x, y) => x + y, 0);
+  console.log(
+    `${builds.length > 1 ? `${b.dir}: ` : ""}${b.runs / repeat} runs × ${repeat}: CPU µs per run: split (gunzip + multipart) ${per(b.phases.split)}, assemble (JSON.parse) ${per(b.phases.assemble)}, prepare ${per(b.phases.prepare)}, merge into rows ${per(b.phases.merge)}; total ${per(total)}; ${(sent / builds.length / b.runs).toFixed(0)} chars sent to the database per run`,
+  );
+}
