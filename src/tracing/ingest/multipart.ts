@@ -12,7 +12,7 @@ import zlib from "node:zlib";
 import { ApiError } from "../../shared/errors.js";
 import { bodyStream } from "./body.js";
 import { boundaryOf, MultipartError, MultipartSplitter, type Part } from "./multipart-splitter.js";
-import { parseRemembered } from "./raw-json.js";
+import { parseRemembered, parseShared } from "./raw-json.js";
 import type { IngestAttachment, IngestOp } from "./service.js";
 
 export interface ParsedMultipart {
@@ -108,8 +108,9 @@ export function assemble(parts: { name: string; data: Buffer; contentType: strin
     const text = part.data.toString("utf8");
     let value: unknown;
     try {
-      // a payload part's text is kept for the merge to write as is (raw-json.ts)
-      value = field ? parseRemembered(text) : JSON.parse(text);
+      // a payload part's text is kept for the merge to write as is (raw-json.ts); extra and
+      // serialized repeat (a post and its patch, the runs of a trace): parsed once
+      value = !field ? JSON.parse(text) : field === "extra" || field === "serialized" ? parseShared(text) : parseRemembered(text);
     } catch (err) {
       if (!field) {
         errors.push({ run_id: id, error: `part "${part.name}" is not valid JSON: ${(err as Error).message}; the run's other parts were not stored either` });

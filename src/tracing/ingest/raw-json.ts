@@ -20,7 +20,36 @@ const HUGE_EXPONENT = /\d[eE][+-]?\d{3,}/;
 /** JSON.parse, remembering the text of an object or array. Throws as JSON.parse does. */
 export function parseRemembered(text: string): unknown {
   const value = JSON.parse(text) as unknown;
-  if (typeof value === "object" && value !== null && !HUGE_EXPONENT.test(text)) texts.set(value, text);
+  if (typeof value === "object" && value !== null && !hugeExponent(text)) texts.set(value, text);
+  return value;
+}
+
+/** HUGE_EXPONENT's test, run only on a text that has an exponent letter after a digit at all (most have none). */
+function hugeExponent(text: string): boolean {
+  for (let i = text.indexOf("e"); i > 0; i = text.indexOf("e", i + 1)) if (isDigit(text.charCodeAt(i - 1))) return HUGE_EXPONENT.test(text);
+  for (let i = text.indexOf("E"); i > 0; i = text.indexOf("E", i + 1)) if (isDigit(text.charCodeAt(i - 1))) return HUGE_EXPONENT.test(text);
+  return false;
+}
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * Recent texts of payloads that repeat (a run's `extra` is sent alike with its post and its patch,
+ * and often alike by every run of a trace): parsed once, the same value handed out again. Sound
+ * for the reason above (nothing changes a parsed payload in place); bounded, short texts only.
+ */
+const shared = new Map<string, unknown>();
+const SHARED_MAX = 512;
+const SHARED_MAX_CHARS = 4096;
+
+/** parseRemembered, answering a text seen recently with the value parsed then. Throws as JSON.parse does. */
+export function parseShared(text: string): unknown {
+  if (text.length > SHARED_MAX_CHARS) return parseRemembered(text);
+  const hit = shared.get(text);
+  if (hit !== undefined) return hit;
+  const value = parseRemembered(text);
+  if (typeof value !== "object" || value === null) return value;
+  if (shared.size >= SHARED_MAX) shared.clear();
+  shared.set(text, value);
   return value;
 }
 
