@@ -93,14 +93,23 @@ export function cleanRun(raw: unknown, idHint?: string): Cleaned {
   return { ok: true, run, problems };
 }
 
-/** Merge an incoming post or patch into what is stored (see the module comment). */
+/**
+ * Merge an incoming post or patch into what is stored (see the module comment). Changes neither
+ * argument; with nothing stored the result is `incoming` itself (the merge's caller copies the run
+ * before it fills anything in: deriveTree).
+ */
 export function mergeRun(stored: RunRecord | undefined, incoming: RunRecord, kind: OpKind): RunRecord {
-  if (!stored) return { ...incoming };
+  if (!stored) return incoming;
   const [base, over] = kind === "patch" ? [stored, incoming] : [incoming, stored];
   const out: RunRecord = { ...base };
-  for (const [k, v] of Object.entries(over)) if (v !== undefined) (out as Json)[k] = v;
-  out.extra = mergeExtra(base.extra, over.extra);
-  if (!out.extra) delete out.extra;
+  // a plain loop (no entries array per run) and no `delete` (it turns the object into a slow dictionary)
+  for (const k of Object.keys(over) as (keyof RunRecord)[]) {
+    const v = over[k];
+    if (v !== undefined) (out as Json)[k] = v;
+  }
+  const extra = mergeExtra(base.extra, over.extra);
+  if (extra) out.extra = extra;
+  else if ("extra" in out) delete out.extra;
   // (nothing to unite when neither side has any: the spread above already holds what was sent)
   if (stored.events?.length || incoming.events?.length) {
     const events = unionBy([...(stored.events ?? []), ...(incoming.events ?? [])], (e) => JSON.stringify([e.name, e.time, e.kwargs]));
