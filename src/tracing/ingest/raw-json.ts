@@ -9,7 +9,19 @@
  * Postgres reads the text into jsonb the same way either way (jsonb keeps the last of duplicate
  * keys, as JSON.parse does, and normalises whitespace and number spelling).
  */
-const texts = new WeakMap<object, string>();
+const TEXT = Symbol("json text");
+type WithText = { [TEXT]?: string };
+
+/**
+ * The text rides on the parsed object as a non-enumerable symbol property: no key, spread, copy or
+ * serialisation sees it (a copy has none), and unlike a WeakMap entry (an ephemeron, which every
+ * garbage collection must trace) it costs the collector nothing: a WeakMap of every payload of
+ * every pending request was a good part of the ingest's GC time.
+ */
+function remember(value: object, text: string): void {
+  Object.defineProperty(value, TEXT, { value: text, enumerable: false, writable: false, configurable: true });
+}
+const textOf = (value: object): string | undefined => (value as WithText)[TEXT];
 
 /**
  * A number JSON.parse reads as Infinity (so JSON.stringify writes null) may be past what jsonb's
@@ -20,7 +32,7 @@ const HUGE_EXPONENT = /\d[eE][+-]?\d{3,}/;
 /** JSON.parse, remembering the text of an object or array. Throws as JSON.parse does. */
 export function parseRemembered(text: string): unknown {
   const value = JSON.parse(text) as unknown;
-  if (typeof value === "object" && value !== null && !hugeExponent(text)) texts.set(value, text);
+  if (typeof value === "object" && value !== null && !hugeExponent(text)) remember(value, text);
   return value;
 }
 
@@ -55,12 +67,12 @@ export function parseShared(text: string): unknown {
 
 /** `value` as JSON: the text it was parsed from when it is that very object, else JSON.stringify. */
 export function jsonText(value: unknown): string {
-  return (typeof value === "object" && value !== null && texts.get(value)) || JSON.stringify(value);
+  return (typeof value === "object" && value !== null && textOf(value)) || JSON.stringify(value);
 }
 
 /** Whether `a` and `b` were parsed from the very same text (so they are equal, key order included). */
 export function sameText(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return false;
-  const t = texts.get(a);
-  return t !== undefined && t === texts.get(b);
+  const t = textOf(a);
+  return t !== undefined && t === textOf(b);
 }
