@@ -6,10 +6,20 @@
 
 const ISO_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
+/**
+ * What the SDKs send (and what normalizeTimestamp makes of everything else): UTC, `T`, `Z`, at most
+ * microseconds. Such a string is its own normal form: only its validity and range are checked.
+ */
+const NORMAL_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+
 /** An ISO string with a zone, or undefined when `value` is no timestamp we can read. */
 export function normalizeTimestamp(value: unknown): string | undefined {
   if (typeof value === "number") return Number.isFinite(value) ? fromEpoch(value) : undefined;
   if (typeof value !== "string") return undefined;
+  if (NORMAL_RE.test(value)) {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) || !inStorableRange(ms) ? undefined : value;
+  }
   const s = value.trim();
   if (/^\d+(\.\d+)?$/.test(s)) return fromEpoch(Number(s));
   const m = ISO_RE.exec(s);
