@@ -142,6 +142,31 @@ describeBackends("tracing ingest shortcuts store what the full path stores", (ba
     expect((await stored(same.id)).extra.metadata.thread_id).toBe("t-1");
     expect((await stored(differ.id)).extra.metadata).toMatchObject({ a: 1, b: 2, both: "patch" });
   });
+  it("runs sent with the same extra text (parsed once, shared) each keep their own: a patch uniting other metadata into one changes none of the others", async () => {
+    const [a, b, c] = [run(), run(), run()];
+    const extra = '{"metadata": {"thread_id": "shared", "n": 1}, "runtime": {"sdk": "langsmith-js"}}';
+    const end = (id: string) => ({ id, trace_id: id, end_time: new Date().toISOString() });
+    const res = await send(
+      multipart([
+        ...[a, b, c].flatMap((r): [string, unknown][] => [
+          [`post.${r.id}`, r],
+          [`post.${r.id}.extra`, extra],
+        ]),
+        [`patch.${a.id}`, end(a.id)],
+        [`patch.${a.id}.extra`, { metadata: { thread_id: "a-own", n: 2 } }],
+        [`patch.${b.id}`, end(b.id)],
+        [`patch.${b.id}.extra`, extra],
+      ]),
+    );
+    expect(res.status).toBe(202);
+    expect((await stored(a.id)).extra.metadata).toEqual({ thread_id: "a-own", n: 2 });
+    for (const r of [b, c]) expect((await stored(r.id)).extra).toEqual({ metadata: { thread_id: "shared", n: 1 }, runtime: { sdk: "langsmith-js" } });
+    expect((await stored(b.id)).status).toBe("success");
+    // what the merge reads from the objects (not only the text it writes back) is each run's own
+    const pool = server.handle.facility.pool;
+    const threads = await pool.query<{ id: string; thread_id: string }>("SELECT id, thread_id FROM tracing_runs WHERE id = ANY($1::uuid[])", [[a.id, b.id, c.id]]);
+    expect(Object.fromEntries(threads.rows.map((r) => [r.id, r.thread_id]))).toEqual({ [a.id]: "a-own", [b.id]: "shared", [c.id]: "shared" });
+  });
   it("gzip bodies: small ones, one inflating past 2 MiB (within the limit), corrupt, truncated and a bomb, on both ingest routes", async () => {
     const gz = async (path: string, body: Buffer, type: string) => {
       const res = await fetch(`${server.url}${path}`, { method: "POST", body, headers: { "content-type": type, "content-encoding": "gzip", ...(server.apiKey ? { "x-api-key": server.apiKey } : {}) } });
