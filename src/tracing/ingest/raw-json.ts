@@ -38,8 +38,8 @@ export function parseRemembered(text: string): unknown {
 
 /** HUGE_EXPONENT's test, run only on a text that has an exponent letter after a digit at all (most have none). */
 function hugeExponent(text: string): boolean {
-  for (let i = text.indexOf("e"); i > 0; i = text.indexOf("e", i + 1)) if (isDigit(text.charCodeAt(i - 1))) return HUGE_EXPONENT.test(text);
-  for (let i = text.indexOf("E"); i > 0; i = text.indexOf("E", i + 1)) if (isDigit(text.charCodeAt(i - 1))) return HUGE_EXPONENT.test(text);
+  for (let i = text.indexOf("e"); i >= 0; i = text.indexOf("e", i + 1)) if (i > 0 && isDigit(text.charCodeAt(i - 1))) return HUGE_EXPONENT.test(text);
+  for (let i = text.indexOf("E"); i >= 0; i = text.indexOf("E", i + 1)) if (i > 0 && isDigit(text.charCodeAt(i - 1))) return HUGE_EXPONENT.test(text);
   return false;
 }
 const isDigit = (c: number) => c >= 48 && c <= 57;
