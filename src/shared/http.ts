@@ -67,6 +67,16 @@ export class Reply {
 }
 export const SENT = Symbol("sent");
 
+/**
+ * A 200 JSON answer whose text is already at hand (a run's output, serialised once when the run
+ * ended): sent as it is, instead of parsed and serialised again by `res.json` — for a long thread
+ * that was a pass over its whole state per answer. Must be JSON.stringify's output (what
+ * `res.json` would send for the same value).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 type Handler<B, Q> = (ctx: HandlerContext<B, Q>) => Promise<unknown> | unknown;
 
@@ -121,6 +131,12 @@ export class ApiRouter {
         }
         const result = await handler({ body, query, params, req, res });
         if (result === SENT || res.headersSent) return;
+        if (result instanceof JsonText) {
+          if (process.env.VITEST) checkResponse(spec, JSON.parse(result.text));
+          // the header res.json sets
+          res.status(200).set("Content-Type", "application/json; charset=utf-8").send(result.text);
+          return;
+        }
         if (result instanceof Reply) {
           if (result.body !== undefined && result.status < 300) checkResponse(spec, result.body);
           res.status(result.status).set(result.headers);

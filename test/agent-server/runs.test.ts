@@ -120,6 +120,47 @@ describeBackends("runs", (backend) => {
     });
   });
 
+  it("join and wait answer the thread's values as JSON text (live and finished runs, with __interrupt__)", async () => {
+    // The answer is the run's output text as serialised when it ended, not re-serialised per answer:
+    // it must still be what res.json would have sent (header, canonical text, the thread's values).
+    const answer = async (res: Response) => {
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      const text = (await res.text()).trim(); // /wait may send keep-alive newlines first
+      const body = JSON.parse(text) as Record<string, unknown>;
+      expect(text).toBe(JSON.stringify(body));
+      return body;
+    };
+    const join = (t: string, r: string) => fetch(`${server.url}/threads/${t}/runs/${r}/join`);
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: userMessage("long"), config: { configurable: { delay_ms: 200 } } });
+    const live = await answer(await join(thread.thread_id, run.run_id));
+    const state = await client.threads.getState(thread.thread_id);
+    expect(live).toEqual(state.values);
+    expect(texts(live)).toEqual(["long", "You said: long"]);
+    expect(await answer(await join(thread.thread_id, run.run_id))).toEqual(state.values);
+
+    const waited = await answer(
+      await fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "chat", input: userMessage("again") }),
+      }),
+    );
+    expect(waited).toEqual((await client.threads.getState(thread.thread_id)).values);
+
+    // a run that stops at interrupt(): the values with the interrupts, live and once finished
+    const t2 = await client.threads.create();
+    const stopped = await client.runs.create(t2.thread_id, "approval", { input: userMessage("ship it?") });
+    const withInterrupt = await answer(await join(t2.thread_id, stopped.run_id));
+    expect((withInterrupt.__interrupt__ as { value: unknown }[]).map((i) => i.value)).toEqual([
+      { question: "Send this answer?", draft: "Draft answer to: ship it?" },
+    ]);
+    const { __interrupt__: _, ...values } = withInterrupt;
+    expect(values).toEqual((await client.threads.getState(t2.thread_id)).values);
+    expect(await answer(await join(t2.thread_id, stopped.run_id))).toEqual(withInterrupt);
+  });
+
   it("list: newest first, limit/offset slice correctly, status filter", async () => {
     const thread = await client.threads.create();
     const ids: string[] = [];

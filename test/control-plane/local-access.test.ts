@@ -51,6 +51,28 @@ describe("which Host and Origin name this machine", () => {
   });
 });
 
+describe("remembered host names (parsed once per distinct Host or Origin)", () => {
+  it("answer every value as on first sight: interleaved, repeated and past the bound", () => {
+    const local = ["localhost:8123", "127.0.0.1:8123", "[::1]:8123"];
+    const foreign = ["rebind.attacker.example:8123", "127.0.0.1.nip.io", "127.0.0.1:99999", "LOCALHOST.evil.example:8123"];
+    const check = () => {
+      for (const host of local) expect(localRequestProblem({ host }), host).toBeUndefined();
+      for (const host of foreign) expect(localRequestProblem({ host })?.status, host).toBe(421);
+      // the same text as Host and as Origin (with its scheme) is judged by each rule
+      expect(localRequestProblem({ host: "127.0.0.1:8123", origin: "http://localhost:8123" })).toBeUndefined();
+      expect(localRequestProblem({ host: "127.0.0.1:8123", origin: "http://rebind.attacker.example:8123" })?.status).toBe(403);
+    };
+    check();
+    check();
+    // a client sending ever new values must not grow the memory nor change the answers
+    for (let i = 0; i < 1000; i++) expect(localRequestProblem({ host: `h${i}.attacker.example` })?.status).toBe(421);
+    check();
+    // an address is local only where the server answers on it: the remembered name must not carry that over
+    expect(localRequestProblem({ host: "10.0.0.5:8123" }, { localAddress: "10.0.0.5" })).toBeUndefined();
+    expect(localRequestProblem({ host: "10.0.0.5:8123" })?.status).toBe(421);
+  });
+});
+
 describe("berth dev: keyless access from this machine", () => {
   let dir: string;
   let dev: ControlPlaneServerHandle;

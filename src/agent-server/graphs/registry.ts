@@ -14,8 +14,18 @@ import { projectSchemaHelpers, useSchemaHelpers, type SchemaHelpers } from "./sc
 /** The namespace the LangGraph servers use for system assistant ids (not the RFC URL namespace). */
 export const ASSISTANT_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
 
+/** Graph id → its system assistant id: a SHA-1 per run creation by graph id otherwise. */
+const systemIds = new Map<string, string>();
+
 export function systemAssistantId(graphId: string): string {
-  return uuidv5(graphId, ASSISTANT_NAMESPACE);
+  let id = systemIds.get(graphId);
+  if (id === undefined) {
+    id = uuidv5(graphId, ASSISTANT_NAMESPACE);
+    // callers pass graph ids of the deployment's config, a handful; the bound is only a guard
+    if (systemIds.size >= 1000) systemIds.clear();
+    systemIds.set(graphId, id);
+  }
+  return id;
 }
 
 /** The subset of a compiled LangGraph (Pregel) we use. */

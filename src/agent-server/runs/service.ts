@@ -338,6 +338,15 @@ export class RunService {
     return { status: done.status, body: thread ? withInterrupts(thread.values ?? null, thread.interrupts) : null };
   }
 
+  /**
+   * `result`'s body as the JSON text to answer. A run that ended with an output carries it as text
+   * (serialised once, when it ended): it is answered as it is, not parsed to be serialised again.
+   */
+  async resultJson(run: Pick<Run, "run_id" | "thread_id">, done: DoneMessage): Promise<string> {
+    if (done.output !== undefined && done.status !== "error" && done.status !== "timeout") return done.output;
+    return JSON.stringify((await this.result(run, done)).body ?? null);
+  }
+
   /** Ensure a run exists (404 otherwise) and belongs to the thread. */
   async get(threadId: string | null, runId: string): Promise<Run> {
     const run = await this.ctx.runs.get(threadId, runId);

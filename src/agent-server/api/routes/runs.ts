@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { ApiRouter, Reply, SENT, mountPrefixOf } from "../../../shared/http.js";
+import { ApiRouter, JsonText, Reply, SENT, mountPrefixOf } from "../../../shared/http.js";
 import { ValidationError } from "../../../shared/errors.js";
 import type { AgentServerContext } from "../../context.js";
 import type { RunService } from "../../runs/service.js";
@@ -62,8 +62,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
         if (onDisconnect === "cancel") cancelOnDisconnect(run)();
         return SENT;
       }
-      const result = await runs.result(run, done);
-      res.end(JSON.stringify(result.body));
+      res.end(await runs.resultJson(run, done));
     } finally {
       clearInterval(keepAlive);
     }
@@ -115,7 +114,7 @@ export function runRoutes(router: ApiRouter, ctx: AgentServerContext, runs: RunS
     // the first look at the run's state is also its look-up on the thread (404 when absent)
     const done = await runs.waitForDone(run.run_id, gone.signal, { threadId: run.thread_id });
     if (gone.signal.aborted) return SENT;
-    return (await runs.result(run, done)).body;
+    return new JsonText(await runs.resultJson(run, done));
   });
   router.add({ method: "get", path: "/threads/:thread_id/runs/:run_id/stream", tag, summary: "Join a run's event stream (resumable with Last-Event-ID)", uuidParams: runParams, query: s.joinStreamQuery, produces: "text/event-stream" }, async ({ params, query, req, res }) => {
     await onThread(res, params.thread_id!);
