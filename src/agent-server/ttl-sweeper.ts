@@ -35,9 +35,13 @@ export class TtlSweeper {
     this.every(this.ttl.threads.sweepIntervalMinutes, "threads", () => this.sweepThreads());
   }
 
-  /** Sweep both now (what the timers do; also for embedding and tests). */
+  /**
+   * Sweep both now (what the timers do; also for embedding and tests). A sweep the timers began
+   * before this call may have read the rows before the latest expiries: it is waited out, and a
+   * sweep begun after this call is run (or joined).
+   */
   async sweep(): Promise<SweepResult> {
-    return { storeItems: await this.once("store", () => this.sweepStore()), threads: await this.once("threads", () => this.sweepThreads()) };
+    return { storeItems: await this.fresh("store", () => this.sweepStore()), threads: await this.fresh("threads", () => this.sweepThreads()) };
   }
 
   /** Stop the timers and wait for a sweep under way (the pool closes after this). */
@@ -53,6 +57,12 @@ export class TtlSweeper {
     }, ms);
     timer.unref();
     this.timers.push(timer);
+  }
+
+  /** A sweep of a kind begun after this call: the one under way, if any, ends first (its failure is its timer's to log). */
+  private async fresh(kind: string, fn: () => Promise<number>): Promise<number> {
+    await this.inFlight.get(kind)?.catch(() => undefined);
+    return this.once(kind, fn);
   }
 
   /** One sweep of a kind at a time in this process: a slow sweep is joined, not doubled. */

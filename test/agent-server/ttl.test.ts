@@ -205,6 +205,41 @@ describeBackends("TTL", (backend) => {
       expect((await server.client.threads.getState(fresh.thread_id)).values).toMatchObject({ messages: expect.any(Array) });
     });
 
+    // Postgres only: it holds a row lock from a second connection, which PGlite (one connection) has not.
+    if (backend === "postgres") {
+      it("an on-demand sweep is a fresh one: a periodic sweep under way when it is asked for is waited out, and what expired since is swept too", async () => {
+        const first = await server.client.threads.create();
+        const second = await server.client.threads.create();
+        for (const t of [first, second]) await server.client.runs.wait(t.thread_id, "steps", { input: userMessage("hello") });
+        // Hold one of the first thread's checkpoints: the periodic sweep that deletes that thread
+        // waits on it, in flight, having read the expired threads before the second one expired.
+        const holder = await server.handle.ctx.pool.connect();
+        let swept: Promise<unknown>;
+        try {
+          await holder.query("BEGIN");
+          await holder.query("SELECT 1 FROM checkpoints WHERE thread_id = $1 LIMIT 1 FOR UPDATE", [first.thread_id]);
+          await q.ageThread(first.thread_id);
+          await eventually(
+            async () =>
+              (
+                await q.sql(
+                  "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM checkpoints%'",
+                )
+              ).length > 0,
+            60_000,
+          );
+          await q.ageThread(second.thread_id);
+          swept = server.handle.sweepExpired();
+          await holder.query("COMMIT");
+        } finally {
+          holder.release();
+        }
+        await swept;
+        for (const t of [first, second]) expect(await statusOf(server.client.threads.get(t.thread_id))).toBe(404);
+        expect(await q.countOf("checkpoints", second.thread_id)).toBe(0);
+      });
+    }
+
     it("a busy thread is never deleted, however old; once its run is gone it expires like any other", async () => {
       const t = await server.client.threads.create();
       await server.client.runs.wait(t.thread_id, "steps", { input: userMessage("first") });
