@@ -342,7 +342,7 @@ export class QueueWorker {
       outcome.kind === "completed" && summary?.lastValues !== undefined && !summary.sawInterrupt && !k.interrupt_before && !k.interrupt_after;
     if (streamedFinalState) {
       // The last values chunk of a run that completed without interrupts is its final state.
-      valuesJson = toWireJson(summary!.lastValues);
+      valuesJson = summary!.lastValuesJson ?? toWireJson(summary!.lastValues);
       interrupts = {};
     } else if (graph) {
       try {
