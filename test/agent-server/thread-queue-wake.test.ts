@@ -133,7 +133,7 @@ postgresOnly("a thread's queue when the run before finishes between a creation's
     await waitingOnLock("%WITH ended AS%");
     // ...then the creation, whose snapshot sees the first run running.
     const creating = client.runs.create(thread.thread_id, "chat", { input: userMessage("b"), multitaskStrategy: "enqueue" });
-    await waitingOnLock("%WITH seen AS%");
+    await waitingOnLock("%WITH locked AS%");
     // The finish commits without having seen the new run; the creation then writes the thread.
     await locker.query("COMMIT");
     const second = await creating;

@@ -302,12 +302,15 @@ export class RunStore {
   private insertStatement(spec: NewRun, runId: string, threadId: string, kwargs: RunKwargs): pg.QueryConfig {
     return this.q(
       "insert",
-      `WITH seen AS (
-         -- the thread row as this statement's snapshot has it...
-         SELECT xmin::text AS version FROM threads WHERE thread_id = $2
-       ), locked AS (
-         -- ...and as it is once locked: another version if a change to it committed since the snapshot
-         SELECT xmin::text AS version FROM threads WHERE thread_id = $2 FOR NO KEY UPDATE
+      `WITH locked AS (
+         SELECT 1 FROM threads WHERE thread_id = $2 FOR NO KEY UPDATE
+       ), ahead AS (
+         -- The thread's running run, read once the thread row is locked: locking its row re-reads
+         -- it when a change to it committed since this statement's snapshot (a run whose end
+         -- committed is no longer running). Never waits (an end under way may be waiting for the
+         -- thread row): a row being changed counts as not running.
+         SELECT 1 FROM runs WHERE thread_id = $2 AND status = 'running' AND EXISTS (SELECT 1 FROM locked)
+         FOR SHARE SKIP LOCKED
        ), thread AS (
          UPDATE threads SET status = 'busy', updated_at = now(),
            metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
@@ -330,15 +333,13 @@ export class RunStore {
        FROM thread, go
        RETURNING ${CLAIM_COLUMNS}
        )
-       -- Handed over: queued (not delayed) behind a run the snapshot sees running, on a thread row
-       -- nothing changed between the snapshot and the lock. That run has not ended (every end
-       -- writes the thread row: finish, rollback's refresh, the sweeper's failure; a requeued or
-       -- released run is claimed again and ends later), and its end comes after this statement's
-       -- commit: its finish sees this run, or sees the thread row changed and settles the thread
-       -- (\`raced\`). When a finish committed in between, it may not have seen this run: wake up.
-       SELECT ins.*, ins.status = 'pending' AND $9::float8 <= 0
-           AND EXISTS (SELECT 1 FROM runs WHERE thread_id = $2 AND status = 'running')
-           AND (SELECT version FROM locked) = (SELECT version FROM seen) AS handed_over
+       -- Handed over: queued (not delayed) behind a run still running once the thread row is
+       -- locked. Its end writes the thread row (finish, the sweeper's failure; a requeued or
+       -- released run is claimed again and ends later), so after this statement's commit: its
+       -- finish sees this run, or sees the thread row changed since its snapshot and settles the
+       -- thread (\`raced\`). A run whose end committed before the lock may not have seen this
+       -- run: then the workers are woken.
+       SELECT ins.*, ins.status = 'pending' AND $9::float8 <= 0 AND EXISTS (SELECT 1 FROM ahead) AS handed_over
        FROM ins`,
       [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId,
         spec.assistantRowVersion ?? null, spec.startFor?.owner ?? null, spec.startFor?.leaseSeconds ?? 0],
