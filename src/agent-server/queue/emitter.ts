@@ -15,12 +15,6 @@
  *   rows; after each write a `stored` message says how far the log now reaches. A reader that
  *   needs an event it did not get live (it joined late, or the payload was too large for the bus)
  *   waits for that message, then reads the log.
- *   The linger is long enough (LINGER_MS) that a short run stores all its events with its end, in
- *   one block, where each `values` event (a whole thread state) is stored as a delta against the
- *   one before instead of in full in a block of its own: while the run executes, only readers in
- *   other processes need the log (this process's read the events from memory), and those are
- *   known: when one asks, or is sent an event without its payload, what is queued is stored at
- *   once. (Events of an attempt whose process dies unstored are skipped by readers, as before.)
  *
  * `flush` sends and stores everything emitted so far (the worker flushes before it marks the run
  * ended, so `done` always follows every event and the log is complete when it does).
@@ -39,8 +33,6 @@ const SEND_EVERY_MS = 2;
 const MAX_SEND_EVERY_MS = 16;
 /** ...or once this much is waiting. */
 const SEND_BYTES = 64 * 1024;
-/** Queued events are stored this long after the first of them (ms), unless a reader elsewhere needs them sooner. */
-const LINGER_MS = 250;
 /** A block is written early once this much is queued. */
 const MAX_BLOCK_BYTES = 256 * 1024;
 
@@ -92,7 +84,7 @@ export class RunEmitter {
     this.firstSeq = firstSeq;
     this.seq = this.startSeq = options.retried ? firstSeq + RETRY_SEQ_GAP : firstSeq;
     this.writer = events.writer(runId, firstSeq);
-    this.lingerMs = options.lingerMs ?? LINGER_MS;
+    this.lingerMs = options.lingerMs ?? 20;
     this.remote = takeRemoteReader(runId);
     this.unregister = registerUnstored(runId, {
       unstored: () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue),
@@ -110,9 +102,6 @@ export class RunEmitter {
   emit = async (event: string, data: unknown): Promise<void> => {
     // Serialise now: the graph may mutate the object after this call returns.
     const e: StoredEvent = { seq: this.seq++, event, data: toWireJson(data) };
-    // (queued for storage before it is sent: a send may store it at once, see `send`)
-    this.queue.push(e);
-    this.queuedBytes += e.data.length;
     this.outbox.push(e);
     this.outboxBytes += e.data.length;
     // The first event after a quiet spell goes out at once; a burst is batched per send window.
@@ -125,6 +114,8 @@ export class RunEmitter {
       if (now - this.lastSentAt < 2 * this.sendEvery) this.sendEvery = Math.min(MAX_SEND_EVERY_MS, 2 * this.sendEvery);
       this.send();
     } else this.sending ??= setImmediate(() => this.send());
+    this.queue.push(e);
+    this.queuedBytes += e.data.length;
     this.schedulePersist();
   };
 
@@ -144,8 +135,6 @@ export class RunEmitter {
     this.remote = true;
     const through = this.writer.unstoredFrom - 1;
     if (through >= 0) this.publish(JSON.stringify({ type: "stored", through } satisfies StoredMessage));
-    // what it missed and is queued, it reads from the log: store it now, not after the linger
-    this.startWrite();
   }
 
   /** One `events` message per turn (split only where the carrier's message size demands it). */
@@ -171,7 +160,6 @@ export class RunEmitter {
       part = [];
       size = 0;
     };
-    let leftOut = false;
     for (const e of events) {
       let item = JSON.stringify({ seq: e.seq, event: e.event, data: e.data });
       let bytes = Buffer.byteLength(item);
@@ -179,15 +167,12 @@ export class RunEmitter {
         // Payloads too large for the carrier are left out: readers fetch them from the log.
         item = JSON.stringify({ seq: e.seq, event: e.event });
         bytes = Buffer.byteLength(item);
-        leftOut = true;
       }
       if (size + bytes + 1 > limit) flushPart();
       part.push(item);
       size += bytes + 1;
     }
     flushPart();
-    // A reader elsewhere waits for that payload in the log (one here reads it from memory).
-    if (leftOut && this.remote) this.startWrite();
   }
 
   private schedulePersist(): void {
