@@ -62,8 +62,17 @@ function wireChildren(obj: object, forceCopy: boolean): unknown {
   return out ?? obj;
 }
 
+/**
+ * A value already serialised by toWireJson, passed where a value is expected: the final state of a
+ * long thread is large, and the text its last `values` event carries is also the run's output.
+ */
+export class WireJson {
+  constructor(readonly text: string) {}
+}
+
 /** JSON text of a value as the API shows it. */
 export function toWireJson(value: unknown): string {
+  if (value instanceof WireJson) return value.text;
   return JSON.stringify(value === undefined ? null : wireValue(value, "")) ?? "null";
 }
 

@@ -40,6 +40,8 @@ export const agentServerSettingsSchema = z.object({
   /** Whether this process serves HTTP. `berth worker` sets it to false. */
   serveHttp: z.boolean(),
   runLeaseSeconds: z.coerce.number().positive("must be positive"),
+  /** How often an idle worker looks for runs without being woken (a backstop for lost wake-ups). */
+  queuePollSeconds: z.coerce.number().positive("must be positive"),
   maxAttempts: intFrom(1, 100),
   runTimeoutSeconds: z.coerce.number().positive("must be positive"),
   shutdownGraceSeconds: z.coerce.number().min(0, "must be 0 or more"),
@@ -112,6 +114,7 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   jobsPerWorker: ["N_JOBS_PER_WORKER"],
   serveHttp: [],
   runLeaseSeconds: ["BERTH_RUN_LEASE_SECONDS"],
+  queuePollSeconds: ["BERTH_QUEUE_POLL_SECONDS"],
   maxAttempts: ["BG_JOB_MAX_RETRIES"],
   runTimeoutSeconds: ["BG_JOB_TIMEOUT_SECS"],
   shutdownGraceSeconds: ["BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS"],
@@ -153,6 +156,7 @@ export const AGENT_SERVER_DEFAULTS = {
   jobsPerWorker: 10,
   serveHttp: true,
   runLeaseSeconds: 30,
+  queuePollSeconds: 10,
   maxAttempts: 3,
   runTimeoutSeconds: 3600,
   shutdownGraceSeconds: 180,

@@ -146,6 +146,10 @@ export class RunEmitter {
     this.outboxBytes = 0;
     if (events.length === 0) return;
     this.lastSentAt = performance.now();
+    // Nobody to send to: no reader in this process, and none elsewhere has asked. A reader that
+    // subscribes later takes these events from memory or the log (runs/stream.ts), so building the
+    // message (each event's text escaped once more: a `values` event is the whole state) is skipped.
+    if (!this.remote && !this.bus.hasLocalSubscribers(this.channels.run(this.runId))) return;
     // Items are serialised once and joined as text, so sizes are exact (in bytes, as carriers count).
     const limit = this.bus.maxMessageBytes - 64;
     const head = '{"type":"events","events":[';

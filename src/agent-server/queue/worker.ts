@@ -31,7 +31,6 @@ interface ActiveRun {
   leaseConfirmedAt: number;
 }
 
-const SAFETY_POLL_MS = 10_000;
 /** How long shutdown waits for aborted runs to hand themselves back. */
 const ABORT_DEADLINE_MS = 10_000;
 
@@ -166,7 +165,7 @@ export class QueueWorker {
         continue;
       }
       if (this.stopping || this.kicked) continue;
-      let delay = SAFETY_POLL_MS;
+      let delay = settings.queuePollSeconds * 1000;
       if (!claimedAny && this.active.size < settings.jobsPerWorker) {
         const next = await runs.nextAvailableAt().catch(() => undefined);
         if (next) delay = Math.min(delay, Math.max(0, next.getTime() - Date.now()) + 5);
@@ -342,7 +341,7 @@ export class QueueWorker {
       outcome.kind === "completed" && summary?.lastValues !== undefined && !summary.sawInterrupt && !k.interrupt_before && !k.interrupt_after;
     if (streamedFinalState) {
       // The last values chunk of a run that completed without interrupts is its final state.
-      valuesJson = toWireJson(summary!.lastValues);
+      valuesJson = summary!.lastValuesJson ?? toWireJson(summary!.lastValues);
       interrupts = {};
     } else if (graph) {
       try {

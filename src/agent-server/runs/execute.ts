@@ -11,7 +11,7 @@ import type { BaseMessageChunk } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import type { CompiledGraph } from "../graphs/registry.js";
 import type { ClaimedRun } from "../storage/runs.js";
-import { toPlain } from "../serde.js";
+import { WireJson, toPlain, toWireJson } from "../serde.js";
 
 export type Emit = (event: string, data: unknown) => Promise<void>;
 
@@ -91,18 +91,34 @@ const nsName = (mode: string, ns: string[] | null | undefined, subgraphs: boolea
 export interface ExecutionSummary {
   /** The last root-graph `values` chunk: the final state, unless the run stopped at an interrupt. */
   lastValues?: unknown;
+  /** Its JSON text as its `values` event carried it (when the run streams `values`). */
+  lastValuesJson?: string;
   sawInterrupt: boolean;
 }
 
 export async function executeRun(opts: ExecuteOptions): Promise<ExecutionSummary> {
   const summary: ExecutionSummary = { sawInterrupt: false };
-  const observe = (mode: string, ns: string[] | null, payload: unknown) => {
-    if (mode !== "values" || (ns && ns.length)) return;
-    if (payload && typeof payload === "object" && "__interrupt__" in payload) summary.sawInterrupt = true;
-    else summary.lastValues = payload;
-  };
   const { graph, run, emit } = opts;
   const userModes = run.kwargs.stream_mode.length ? run.kwargs.stream_mode : ["values"];
+  const streamsValues = userModes.includes("values");
+  /**
+   * Note the root graph's state; returns what to emit for the chunk. A root `values` chunk that
+   * is emitted is serialised here, once: the same text is the event's and, for the last one, the
+   * run's final state (queue/worker.ts), which would otherwise be a second walk over the whole state.
+   */
+  const observe = (mode: string, ns: string[] | null, payload: unknown): unknown => {
+    if (mode !== "values" || (ns && ns.length)) return payload;
+    if (payload && typeof payload === "object" && "__interrupt__" in payload) {
+      summary.sawInterrupt = true;
+      return payload;
+    }
+    summary.lastValues = payload;
+    summary.lastValuesJson = undefined;
+    if (!streamsValues) return payload;
+    const wire = new WireJson(toWireJson(payload));
+    summary.lastValuesJson = wire.text;
+    return wire;
+  };
   const subgraphs = run.kwargs.subgraphs;
   await emit("metadata", { run_id: run.run_id, attempt: run.attempt });
 
@@ -117,8 +133,7 @@ export async function executeRun(opts: ExecuteOptions): Promise<ExecutionSummary
     const stream = await graph.stream(input, { ...options, streamMode: [...libModes], subgraphs });
     for await (const chunk of stream as AsyncIterable<unknown[]>) {
       const [ns, mode, payload] = subgraphs ? (chunk as [string[], LibMode, unknown]) : [null, ...(chunk as [LibMode, unknown])];
-      observe(mode, ns, payload);
-      await emitModeChunk(emit, userModes, mode, payload, ns, subgraphs);
+      await emitModeChunk(emit, userModes, mode, observe(mode, ns, payload), ns, subgraphs);
     }
     return summary;
   }
@@ -134,8 +149,7 @@ export async function executeRun(opts: ExecuteOptions): Promise<ExecutionSummary
     if (isRootStream) {
       const tuple = (subgraphs ? event.data.chunk : [null, ...event.data.chunk]) as [string[] | null, LibMode, unknown];
       const [ns, mode, payload] = tuple;
-      observe(mode, ns, payload);
-      await emitModeChunk(emit, userModes, mode, payload, ns, subgraphs);
+      await emitModeChunk(emit, userModes, mode, observe(mode, ns, payload), ns, subgraphs);
       if (userModes.includes("messages") && mode === "values" && (!ns || ns.length === 0)) {
         // messages/complete for every message id the state gained
         const msgs = (payload as { messages?: unknown } | null)?.messages;

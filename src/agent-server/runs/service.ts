@@ -188,8 +188,8 @@ export class RunService {
       if (created.started) this.worker!.adopt(created.started);
       else this.worker!.unreserve();
     }
-    // a run started at once needs no wake-up
-    if (!client) await this.afterCommit(created.cancelled, !created.started);
+    // a run started at once needs no wake-up, nor one the end of the run before it starts
+    if (!client) await this.afterCommit(created.cancelled, !created.started && !created.handedOver);
     return created.run;
   }
 

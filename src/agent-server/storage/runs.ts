@@ -138,6 +138,11 @@ export interface CreatedRun {
   cancelled: { run_id: string; action: "interrupt" | "rollback" }[];
   /** With `startFor`: the run, claimed for that worker, when it could start at once. */
   started?: ClaimedRun;
+  /**
+   * The run waits behind a running run on its thread, whose end starts it (`finish` hands the
+   * thread over, or settles it when it raced with this creation): no wake-up is needed.
+   */
+  handedOver?: boolean;
 }
 
 /** A thread's status once its run $3 has ended with status $4 ($7: its state has interrupts), as `finish` sees it. */
@@ -168,10 +173,10 @@ type InsertedRow = Omit<ClaimedRun, "own_checkpoint_id" | "last_event_seq" | "be
  * The API's view of an inserted run, and the claimed run when it was started at once. The API
  * answers a run started at once as created, `pending`, as when a worker picks it up a moment later.
  */
-function inserted(row: InsertedRow): { run: Run; started?: ClaimedRun } {
+function inserted({ handed_over, ...row }: InsertedRow & { handed_over: boolean }): { run: Run; started?: ClaimedRun; handedOver: boolean } {
   const run = Object.fromEntries(RUN_KEYS.map((k) => [k, row[k as keyof InsertedRow]])) as unknown as Run;
-  if (row.status !== "running") return { run };
-  return { run: { ...run, status: "pending" }, started: { ...row, own_checkpoint_id: null, last_event_seq: -1, begun: true } };
+  if (row.status !== "running") return { run, handedOver: handed_over };
+  return { run: { ...run, status: "pending" }, started: { ...row, own_checkpoint_id: null, last_event_seq: -1, begun: true }, handedOver: false };
 }
 
 /** The run's identity in its config, as graphs read it (`config.configurable.run_id`…). */
@@ -277,7 +282,7 @@ export class RunStore {
       const kwargs = withRunIdentity(spec, runId, threadId);
       // Insert the run and mark the thread busy in one statement. The thread remembers its graph
       // (state reads need it) and stays busy until its queue drains.
-      const { rows } = await c.query<InsertedRow>(this.insertStatement(spec, runId, threadId, kwargs));
+      const { rows } = await c.query<InsertedRow & { handed_over: boolean }>(this.insertStatement(spec, runId, threadId, kwargs));
       // the thread exists (locked or made above): no row means the assistant is not as read
       if (!rows[0]) throw new StaleAssistantError(spec.assistantId);
       return { ...inserted(rows[0]), cancelled: plan.cancelRunning };
@@ -297,16 +302,25 @@ export class RunStore {
   private insertStatement(spec: NewRun, runId: string, threadId: string, kwargs: RunKwargs): pg.QueryConfig {
     return this.q(
       "insert",
-      `WITH thread AS (
+      `WITH locked AS (
+         SELECT 1 FROM threads WHERE thread_id = $2 FOR NO KEY UPDATE
+       ), ahead AS (
+         -- The thread's running run, read once the thread row is locked: locking its row re-reads
+         -- it when a change to it committed since this statement's snapshot (a run whose end
+         -- committed is no longer running). Never waits (an end under way may be waiting for the
+         -- thread row): a row being changed counts as not running.
+         SELECT 1 FROM runs WHERE thread_id = $2 AND status = 'running' AND EXISTS (SELECT 1 FROM locked)
+         FOR SHARE SKIP LOCKED
+       ), thread AS (
          UPDATE threads SET status = 'busy', updated_at = now(),
            metadata = jsonb_build_object('graph_id', $10::text, 'assistant_id', $3::text) || metadata
-         WHERE thread_id = $2
+         WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM locked)
            AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM assistants WHERE assistant_id = $3::text::uuid AND xmin::text = $11::text))
          RETURNING thread_id
        ), go AS (
          SELECT $12::text IS NOT NULL AND $9::float8 <= 0
            AND NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = $2 AND status IN ('pending', 'running')) AS now
-       )
+       ), ins AS (
        INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, max_attempts, webhook, available_at,
          status, lease_owner, lease_expires_at, started_at, start_checkpoint_id, attempt)
        SELECT $1, thread_id, $3::text::uuid, $4, $5, $6, $7, $8, now() + make_interval(secs => $9::float8),
@@ -317,7 +331,16 @@ export class RunStore {
          CASE WHEN go.now THEN coalesce((SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = $2::uuid::text AND checkpoint_ns = ''), '') END,
          CASE WHEN go.now THEN 1 ELSE 0 END
        FROM thread, go
-       RETURNING ${CLAIM_COLUMNS}`,
+       RETURNING ${CLAIM_COLUMNS}
+       )
+       -- Handed over: queued (not delayed) behind a run still running once the thread row is
+       -- locked. Its end writes the thread row (finish, the sweeper's failure; a requeued or
+       -- released run is claimed again and ends later), so after this statement's commit: its
+       -- finish sees this run, or sees the thread row changed since its snapshot and settles the
+       -- thread (\`raced\`). A run whose end committed before the lock may not have seen this
+       -- run: then the workers are woken.
+       SELECT ins.*, ins.status = 'pending' AND $9::float8 <= 0 AND EXISTS (SELECT 1 FROM ahead) AS handed_over
+       FROM ins`,
       [runId, threadId, spec.assistantId, spec.metadata, kwargs, spec.strategy, spec.maxAttempts, spec.webhook ?? null, spec.afterSeconds ?? 0, spec.graphId,
         spec.assistantRowVersion ?? null, spec.startFor?.owner ?? null, spec.startFor?.leaseSeconds ?? 0],
     );
@@ -330,7 +353,7 @@ export class RunStore {
    */
   private async createEnqueued(spec: NewRun, threadId: string): Promise<CreatedRun | undefined> {
     const runId = spec.runId ?? randomUUID();
-    const { rows } = await this.pool.query<InsertedRow>(this.insertStatement(spec, runId, threadId, withRunIdentity(spec, runId, threadId)));
+    const { rows } = await this.pool.query<InsertedRow & { handed_over: boolean }>(this.insertStatement(spec, runId, threadId, withRunIdentity(spec, runId, threadId)));
     return rows[0] && { ...inserted(rows[0]), cancelled: [] };
   }
 

@@ -35,6 +35,11 @@ export interface Bus {
   publish(channel: string, message: string, options?: PublishOptions): Promise<void>;
   /** Resolves once the subscription is active (see SubscribeOptions); returns the unsubscribe function. */
   subscribe(channel: string, handler: BusHandler, options?: SubscribeOptions): Promise<() => Promise<void>>;
+  /**
+   * Whether a handler in this process listens on `channel`: a `localOnly` message nobody here
+   * listens to need not be built (a run's `values` events carry its whole state).
+   */
+  hasLocalSubscribers(channel: string): boolean;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,10 @@ export class MemoryBus implements Bus {
   async publish(channel: string, message: string): Promise<void> {
     // Deliver on a later tick so publishers never run subscriber code synchronously.
     queueMicrotask(() => this.emitter.emit(channel, message));
+  }
+
+  hasLocalSubscribers(channel: string): boolean {
+    return this.emitter.listenerCount(channel) > 0;
   }
 
   async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
@@ -87,6 +96,11 @@ abstract class MultiplexedBus implements Bus {
         // a failing handler must not starve the others
       }
     }
+  }
+
+  /** (Always: a carrier alone cannot keep a message local, so anyone subscribed anywhere may hear it.) */
+  hasLocalSubscribers(_channel: string): boolean {
+    return true;
   }
 
   async subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>> {
@@ -253,6 +267,10 @@ export class LocalFirstBus implements Bus {
     // Not awaited: local readers already have it, and the bus is never the source of truth (a
     // lost message costs a reader its next poll). The carrier keeps publishes in order.
     this.carrier.publish(channel, `${this.origin}|${message}`).catch(() => undefined);
+  }
+
+  hasLocalSubscribers(channel: string): boolean {
+    return this.local.hasLocalSubscribers(channel);
   }
 
   async subscribe(channel: string, handler: BusHandler, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
