@@ -18,26 +18,15 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { BACKENDS, N, buildDist, createDb, getOnce, input, pool, post, printTable, rssMb, startServer, summary } from "./lib.js";
-import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
-import { openDatabase } from "../src/shared/db/index.js";
-
-// The benchmark measures Berth, not a model provider: the example agent uses its offline model.
-process.env.BERTH_CHAT_MODEL = "echo";
-const { graph: chatGraph } = await import("../examples/chat/agent.js");
+import { BACKENDS, N, buildDist, createDb, floorChat, getOnce, input, pool, post, printTable, rssMb, startServer, summary } from "./lib.js";
 
 /** Runs enqueued on one thread (issue 16: within 1.2× of the same runs invoked one after another). */
 const ONE_THREAD_RUNS = 100;
 
 // ---- the floor: in-process graph + checkpointer ------------------------------------------------
 async function floor(backend: "pglite" | "postgres") {
-  const db = await createDb(backend);
-  const database = await openDatabase({ uri: db.uri, dataDir: db.dataDir });
-  const saver = new BerthPostgresSaver(database.pool);
-  await saver.setup();
-  const graph = chatGraph as unknown as { checkpointer: unknown; invoke(i: unknown, c: unknown): Promise<unknown> };
-  graph.checkpointer = saver;
-  const once = (i: number) => graph.invoke(input(i), { configurable: { thread_id: randomUUID() } });
+  // (the example agent on its offline model: the benchmark measures Berth, not a model provider)
+  const { once, close } = await floorChat(backend);
   for (let i = 0; i < 20; i++) await once(i); // warm-up
   const lat: number[] = [];
   for (let i = 0; i < N; i++) {
@@ -49,10 +38,9 @@ async function floor(backend: "pglite" | "postgres") {
   const c50 = await pool(N, 50, once);
   const oneThread = randomUUID();
   const t0 = performance.now();
-  for (let i = 0; i < ONE_THREAD_RUNS; i++) await graph.invoke(input(i), { configurable: { thread_id: oneThread } });
+  for (let i = 0; i < ONE_THREAD_RUNS; i++) await once(i, oneThread);
   const oneThreadMs = performance.now() - t0;
-  await database.close();
-  await db.drop();
+  await close();
   return { latency: summary(lat), c10, c50, oneThreadMs };
 }
 

@@ -6,27 +6,16 @@
  * measured part's window goes to DIR/window.json for bench/cpuprofile-top.ts --window.
  * Usage: node --import tsx bench/floor-cpu.ts [postgres|pglite] [C=1] [N=300]   (PROF_DIR=dir)
  */
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createDb, input, pool } from "./lib.js";
-import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
-import { openDatabase } from "../src/shared/db/index.js";
+import { floorChat, pool } from "./lib.js";
 
-process.env.BERTH_CHAT_MODEL = "echo";
-const { graph: chatGraph } = await import("../examples/chat/agent.js");
 const backend = (process.argv[2] ?? "postgres") as "postgres" | "pglite";
 const conc = Number(process.argv[3] ?? 1);
 const n = Number(process.argv[4] ?? 300);
 
-const db = await createDb(backend);
-const database = await openDatabase({ uri: db.uri, dataDir: db.dataDir });
-const saver = new BerthPostgresSaver(database.pool);
-await saver.setup();
-const graph = chatGraph as unknown as { checkpointer: unknown; invoke(i: unknown, c: unknown): Promise<unknown> };
-graph.checkpointer = saver;
-const once = (i: number) => graph.invoke(input(i), { configurable: { thread_id: randomUUID() } });
+const { once, close } = await floorChat(backend);
 await pool(50, Math.min(conc, 10), once); // warm-up
 const load0 = os.loadavg()[0]!;
 const from = process.hrtime.bigint() / 1000n;
@@ -34,8 +23,7 @@ const cpu0 = process.cpuUsage();
 const rps = await pool(n, conc, once);
 const cpu = process.cpuUsage(cpu0);
 if (process.env.PROF_DIR) fs.writeFileSync(path.join(process.env.PROF_DIR, "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
-await database.close();
-await db.drop();
+await close();
 console.log(
   `floor ${backend} c=${conc} n=${n}: ${rps.toFixed(1)} runs/s, load ${load0.toFixed(1)}->${os.loadavg()[0]!.toFixed(1)}, ` +
     `CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/run (user ${(cpu.user / 1000 / n).toFixed(2)}, sys ${(cpu.system / 1000 / n).toFixed(2)}) — this process, client side included`,

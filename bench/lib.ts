@@ -6,7 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
 import { DEFAULT_TENANT_ID } from "../src/shared/auth/service.js";
+import { openDatabase } from "../src/shared/db/index.js";
 import { createScratchDatabase } from "../test/helpers/postgres.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -67,6 +69,28 @@ export async function createDb(backend: Backend, parent = os.tmpdir()): Promise<
 }
 
 // ---- the server ------------------------------------------------------------------------------
+/**
+ * The agent server benches' floor: the example chat agent on its offline model, invoked in-process
+ * with Berth's Postgres checkpointer on a database of its own. `once(i)` runs input i on a new
+ * thread (or on `threadId`); `close` closes and drops the database.
+ */
+export async function floorChat(backend: Backend) {
+  process.env.BERTH_CHAT_MODEL = "echo";
+  const { graph: chatGraph } = await import("../examples/chat/agent.js");
+  const db = await createDb(backend);
+  const database = await openDatabase({ uri: db.uri, dataDir: db.dataDir });
+  const saver = new BerthPostgresSaver(database.pool);
+  await saver.setup();
+  const graph = chatGraph as unknown as { checkpointer: unknown; invoke(i: unknown, c: unknown): Promise<unknown> };
+  graph.checkpointer = saver;
+  const once = (i: number, threadId: string = randomUUID()) => graph.invoke(input(i), { configurable: { thread_id: threadId } });
+  const close = async () => {
+    await database.close();
+    await db.drop();
+  };
+  return { once, close };
+}
+
 export interface Server {
   url: string;
   child: ChildProcess;
