@@ -3,6 +3,8 @@
  * (`human`, `ai`, `tool`, `system`…) instead of the `lc` constructor format, which is what the
  * LangGraph SDK and UIs read. Errors become `{error, message}`.
  */
+import { JsonText } from "../shared/json-text.js";
+
 type Plain = Record<string, unknown>;
 const isObject = (v: unknown): v is object => v !== null && typeof v === "object";
 const hasMethod = (v: object, name: string) => typeof (v as Record<string, unknown>)[name] === "function";
@@ -62,17 +64,9 @@ function wireChildren(obj: object, forceCopy: boolean): unknown {
   return out ?? obj;
 }
 
-/**
- * A value already serialised by toWireJson, passed where a value is expected: the final state of a
- * long thread is large, and the text its last `values` event carries is also the run's output.
- */
-export class WireJson {
-  constructor(readonly text: string) {}
-}
-
 /** JSON text of a value as the API shows it. */
 export function toWireJson(value: unknown): string {
-  if (value instanceof WireJson) return value.text;
+  if (value instanceof JsonText) return value.text;
   return JSON.stringify(value === undefined ? null : wireValue(value, "")) ?? "null";
 }
 

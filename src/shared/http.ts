@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Logger } from "./logging.js";
 import { ApiError, ValidationError, zodIssuesToValidation } from "./errors.js";
 import { findUnstorable, MAX_REQUEST_DEPTH } from "./text.js";
+import { JsonText } from "./json-text.js";
 
 /**
  * 422 naming the first string in a request part that Postgres cannot store (NUL, a lone surrogate):
@@ -66,16 +67,8 @@ export class Reply {
   }
 }
 export const SENT = Symbol("sent");
-
-/**
- * A 200 JSON answer whose text is already at hand (a run's output, serialised once when the run
- * ended): sent as it is, instead of parsed and serialised again by `res.json` — for a long thread
- * that was a pass over its whole state per answer. Must be JSON.stringify's output (what
- * `res.json` would send for the same value).
- */
-export class JsonText {
-  constructor(readonly text: string) {}
-}
+/** A handler may answer a run's output, serialised once when it ended, as `JsonText` (json-text.ts). */
+export { JsonText };
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 type Handler<B, Q> = (ctx: HandlerContext<B, Q>) => Promise<unknown> | unknown;
@@ -133,7 +126,7 @@ export class ApiRouter {
         if (result === SENT || res.headersSent) return;
         if (result instanceof JsonText) {
           if (process.env.VITEST) checkResponse(spec, JSON.parse(result.text));
-          // the header res.json sets
+          // as res.json would answer the same value, without a second pass over it
           res.status(200).set("Content-Type", "application/json; charset=utf-8").send(result.text);
           return;
         }

@@ -11,7 +11,8 @@ import type { BaseMessageChunk } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import type { CompiledGraph } from "../graphs/registry.js";
 import type { ClaimedRun } from "../storage/runs.js";
-import { WireJson, toPlain, toWireJson } from "../serde.js";
+import { JsonText } from "../../shared/json-text.js";
+import { toPlain, toWireJson } from "../serde.js";
 
 export type Emit = (event: string, data: unknown) => Promise<void>;
 
@@ -115,7 +116,7 @@ export async function executeRun(opts: ExecuteOptions): Promise<ExecutionSummary
     summary.lastValues = payload;
     summary.lastValuesJson = undefined;
     if (!streamsValues) return payload;
-    const wire = new WireJson(toWireJson(payload));
+    const wire = new JsonText(toWireJson(payload));
     summary.lastValuesJson = wire.text;
     return wire;
   };
