@@ -53,6 +53,28 @@ describeBackends("staged tracing ingest", (backend) => {
     expect(stats).toMatchObject({ run_count: 2, trace_count: 1, total_tokens: 18 });
   });
 
+  it("a merge of more runs than one statement writes stores every run, posted and then patched, with its payloads and rollups", async () => {
+    // storage/runs.ts writes a merge's runs in statements of at most 200 rows: 450 runs take three,
+    // and 450 patches of stored runs three updates
+    const name = project("chunks");
+    const ids = Array.from({ length: 450 }, () => randomUUID());
+    const start = new Date(Date.now() - 60_000).toISOString();
+    const posted = await s.api("/runs/batch", { method: "POST", body: JSON.stringify({ post: ids.map((id, i) => ({ id, trace_id: id, name: `r${i}`, run_type: "chain", session_name: name, start_time: start, inputs: { i } })) }) });
+    expect(posted.body.errors ?? []).toEqual([]);
+    const end = new Date().toISOString();
+    const patched = await s.api("/runs/batch", { method: "POST", body: JSON.stringify({ patch: ids.map((id, i) => ({ id, trace_id: id, end_time: end, outputs: { o: i } })) }) });
+    expect(patched.body.errors ?? []).toEqual([]);
+    const { rows } = await s.handle.facility.pool.query<{ id: string; name: string; inputs: { i: number }; outputs: { o: number } | null; status: string }>(
+      "SELECT id, name, inputs, outputs, status FROM tracing_runs WHERE id = ANY($1::uuid[])",
+      [ids],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.size).toBe(450);
+    ids.forEach((id, i) => expect(byId.get(id)).toMatchObject({ name: `r${i}`, inputs: { i }, outputs: { o: i }, status: "success" }));
+    const stats = (await s.api(`/projects?name=${name}`)).body.projects[0].stats;
+    expect(stats).toMatchObject({ run_count: 450, trace_count: 450 });
+  });
+
   it("sets aside staged requests that cannot be read, with the reason, and merges the ones behind them", async () => {
     const pool = s.handle.facility.pool;
     const { rows: tenants } = await pool.query<{ tenant_id: string }>("SELECT tenant_id FROM tracing_projects LIMIT 1");
