@@ -181,6 +181,45 @@ describe.skipIf(!servicesUp())("staged tracing ingest across a crash [postgres]"
     expect(stats).toMatchObject({ run_count: traces * 2, trace_count: traces, total_tokens: tokensOf(traces) });
     expect(await count("tracing_ingest_failures")).toBe(0);
   });
+
+  it("requests staged together (one multi-row insert) each keep their own bytes and headers, and are merged from them after a kill", async () => {
+    const name = `together-${randomUUID().slice(0, 6)}`;
+    const ids = Array.from({ length: 12 }, () => randomUUID());
+    // every byte value in the gzip bodies; text past ASCII in the plain ones
+    const sent = ids.map((id, i) => {
+      const part = JSON.stringify({ id, trace_id: id, name: `r${i} é✓`, run_type: "chain", session_name: name, inputs: { i, s: "ü".repeat(i) } });
+      const plain = Buffer.from(`--b${i}\r\nContent-Disposition: form-data; name="post.${id}"\r\nContent-Type: application/json\r\n\r\n${part}\r\n--b${i}--\r\n`);
+      return { id, contentType: `multipart/form-data; boundary=b${i}`, encoding: i % 2 ? "gzip" : null, body: i % 2 ? gzipSync(plain) : plain };
+    });
+    const from = (await sql.query("SELECT coalesce(max(seq), 0)::bigint AS s FROM tracing_staged")).rows[0].s as string;
+    const ingester = forkTracing(s.db.uri!, { BERTH_TRACING_MERGE_FAULT: "hold" });
+    try {
+      const url = await ingester.ready;
+      const statuses = await Promise.all(
+        sent.map(async (r) => {
+          const headers: Record<string, string> = { "x-api-key": TEST_API_KEY, "content-type": r.contentType, ...(r.encoding ? { "content-encoding": r.encoding } : {}) };
+          return (await fetch(`${url}/runs/multipart`, { method: "POST", headers, body: r.body })).status;
+        }),
+      );
+      expect(statuses.every((st) => st < 300)).toBe(true);
+    } finally {
+      ingester.child.kill("SIGKILL");
+      await ingester.exited;
+    }
+    const { rows } = await sql.query<{ content_type: string; content_encoding: string | null; body: Buffer; format: string }>("SELECT format, content_type, content_encoding, body FROM tracing_staged WHERE seq > $1", [from]);
+    const key = (x: { contentType: string; encoding: string | null; body: Buffer }) => `${x.contentType}|${x.encoding}|${x.body.toString("hex")}`;
+    expect(rows.map((r) => key({ contentType: r.content_type, encoding: r.content_encoding, body: r.body })).sort()).toEqual(sent.map(key).sort());
+    expect(new Set(rows.map((r) => r.format))).toEqual(new Set(["multipart"]));
+    const merger = forkTracing(s.db.uri!, { BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" });
+    try {
+      await merger.ready;
+      await eventually(async () => (await count("tracing_staged")) === 0);
+    } finally {
+      await stop(merger);
+    }
+    const stored = (await sql.query<{ id: string; name: string; inputs: { i: number; s: string } }>("SELECT id, name, inputs FROM tracing_runs WHERE id = ANY($1::uuid[])", [ids])).rows;
+    expect(new Map(stored.map((r) => [r.id, [r.name, r.inputs]]))).toEqual(new Map(ids.map((id, i) => [id, [`r${i} é✓`, { i, s: "ü".repeat(i) }]])));
+  });
 });
 
 describe.skipIf(!servicesUp())("staged tracing ingest, two live processes on one database [postgres]", () => {

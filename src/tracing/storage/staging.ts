@@ -29,11 +29,27 @@ export interface StagedRow {
   body: Buffer;
 }
 
-const INSERT = `INSERT INTO tracing_staged (tenant_id, scope, format, content_type, content_encoding, body)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) RETURNING seq`;
-
-const INSERT_ONE = `INSERT INTO tracing_staged (tenant_id, scope, format, content_type, content_encoding, body) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`;
-const LARGE_BODY = 256 * 1024;
+const COLUMNS = "tenant_id, scope, format, content_type, content_encoding, body";
+const INSERT_ONE = `INSERT INTO tracing_staged (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`;
+/**
+ * A multi-row insert of `n` rows with a parameter per value, so each body travels as a binary
+ * parameter: inside a bytea[] (unnest) it travels as hex text, which node-postgres writes (hex,
+ * then two regex escapes of the whole text) and Postgres' array_in and byteain read back, char by
+ * char, for every byte of every request. Text per row count is kept (a batch has few sizes).
+ */
+const inserts = new Map<number, string>();
+function insertOf(n: number): string {
+  let sql = inserts.get(n);
+  if (sql === undefined) {
+    const rows = Array.from({ length: n }, (_, i) => `($${6 * i + 1}::uuid, $${6 * i + 2}, $${6 * i + 3}, $${6 * i + 4}, $${6 * i + 5}, $${6 * i + 6}::bytea)`);
+    sql = `INSERT INTO tracing_staged (${COLUMNS}) VALUES ${rows.join(", ")} RETURNING seq`;
+    if (inserts.size < 100) inserts.set(n, sql);
+  }
+  return sql;
+}
+/** Rows per insert at most (6 parameters each, well under the protocol's 65,535), and bytes. */
+const BATCH_ROWS = 200;
+const BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
  * Group commit: requests staging while an insert is in flight are written together by the next
@@ -55,31 +71,15 @@ export class Stager {
   private async flush(): Promise<void> {
     this.busy = true;
     while (this.queue.length) {
-      // a large body goes alone, as a binary parameter (inside an array it would travel as hex text)
-      const large = this.queue.findIndex((b) => b.row.body.length > LARGE_BODY);
-      if (large === 0) {
-        const b = this.queue.shift()!;
-        try {
-          const r = b.row;
-          const { rows } = await this.pool.query<{ seq: string }>(INSERT_ONE, [r.tenantId, r.scope ?? null, r.format, r.contentType ?? null, r.contentEncoding ?? null, r.body]);
-          b.resolve(Number(rows[0]!.seq));
-        } catch (err) {
-          b.reject(err);
-        }
-        continue;
-      }
-      const batch = this.queue.splice(0, large > 0 ? Math.min(large, 500) : 500);
+      let n = 0;
+      let bytes = 0;
+      while (n < this.queue.length && n < BATCH_ROWS && (n === 0 || bytes + this.queue[n]!.row.body.length <= BATCH_BYTES)) bytes += this.queue[n++]!.row.body.length;
+      const batch = this.queue.splice(0, n);
       try {
-        const rows = batch.map((b) => b.row);
-        const { rows: seqs } = await this.pool.query<{ seq: string }>(INSERT, [
-          rows.map((r) => r.tenantId),
-          rows.map((r) => r.scope ?? null),
-          rows.map((r) => r.format),
-          rows.map((r) => r.contentType ?? null),
-          rows.map((r) => r.contentEncoding ?? null),
-          rows.map((r) => r.body),
-        ]);
-        // RETURNING follows the order of the SELECT's rows (unnest's order)
+        const params: unknown[] = [];
+        for (const { row: r } of batch) params.push(r.tenantId, r.scope ?? null, r.format, r.contentType ?? null, r.contentEncoding ?? null, r.body);
+        const { rows: seqs } = await this.pool.query<{ seq: string }>(batch.length === 1 ? INSERT_ONE : insertOf(batch.length), params);
+        // RETURNING follows the order of the VALUES rows
         batch.forEach((b, i) => b.resolve(Number(seqs[i]!.seq)));
       } catch (err) {
         for (const b of batch) b.reject(err);
