@@ -269,7 +269,7 @@ export class RunService {
   /**
    * Resolve when the run has ended: on its done message, or when a poll finds it finished (or
    * gone). Subscribes before looking, so the end cannot slip between the two. With `threadId`,
-   * the run is looked up on that thread first (NotFoundError when it is not there).
+   * the run must be on that thread (NotFoundError otherwise).
    */
   async waitForDone(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
     // A run executing in this process: its worker says when it ends, no subscription or query needed.
@@ -290,11 +290,15 @@ export class RunService {
     // got through before its client asked): one look answers it (and 404s a run not on the
     // thread) before any subscription, which costs the carrier (Redis) a subscribe and an
     // unsubscribe. A run still going is looked at again once subscribed, so its end cannot slip
-    // between the look and the subscription.
-    if (opts.threadId) {
+    // between the look and the subscription. Not when this process's worker is full: a run not
+    // executing here then most likely waits for a slot (many runs created at once), and the look
+    // first would be a query more per join.
+    let looked = false;
+    if (opts.threadId && (!this.worker || this.worker.hasFreeSlot)) {
       const ended = await runs.endState(runId, opts.threadId);
       if (!ended) throw new NotFoundError(`Run ${runId} not found`);
       if (isTerminal(ended.status)) return endedMessage(ended);
+      looked = true;
     }
     let finish!: (m: DoneMessage) => void;
     const done = new Promise<DoneMessage>((r) => (finish = r));
@@ -302,15 +306,20 @@ export class RunService {
       const msg = JSON.parse(raw) as RunMessage;
       if (msg.type === "done") finish(msg);
     });
+    /** Whether the run is yet to be looked up (a look before the subscription counts). */
+    let first = !looked;
     const check = async () => {
       let ended;
       try {
         ended = await runs.endState(runId, opts.threadId);
       } catch (err) {
+        if (first && opts.threadId) throw err;
         // A failed look-up says nothing about the run: keep waiting, the next poll retries.
         this.ctx.logger.warn({ err, run_id: runId }, "checking a run's status failed");
         return;
       }
+      // With `threadId`, the first look doubles as the run's look-up (404 when not on that thread).
+      if (!ended && first && opts.threadId) throw new NotFoundError(`Run ${runId} not found`);
       if (!ended) finish({ type: "done", status: "rollback", last_seq: -1 });
       else if (isTerminal(ended.status)) finish(endedMessage(ended));
     };
@@ -319,8 +328,10 @@ export class RunService {
     signal?.addEventListener("abort", onAbort);
     try {
       await check();
+      first = false;
       return await done;
     } finally {
+      first = false;
       clearInterval(poll);
       signal?.removeEventListener("abort", onAbort);
       // Not waited for: the answer need not wait for the bus to confirm (a Redis round trip).
