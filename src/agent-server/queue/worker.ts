@@ -72,6 +72,11 @@ export class QueueWorker {
     return this.active.size;
   }
 
+  /** Whether this worker would take a runnable run now (it has a slot free). */
+  get hasFreeSlot(): boolean {
+    return !this.stopping && this.active.size + this.reserved < this.ctx.settings.jobsPerWorker;
+  }
+
   /**
    * A slot for a run this process is creating: the insert may claim it for this worker at once
    * (storage/runs.ts `startFor`), saving the wake-up and the claim round trip. Give the slot back

@@ -268,7 +268,8 @@ export class RunService {
 
   /**
    * Resolve when the run has ended: on its done message, or when a poll finds it finished (or
-   * gone). Subscribes before looking, so the end cannot slip between the two.
+   * gone). Subscribes before looking, so the end cannot slip between the two. With `threadId`,
+   * the run must be on that thread (NotFoundError otherwise).
    */
   async waitForDone(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
     // A run executing in this process: its worker says when it ends, no subscription or query needed.
@@ -285,13 +286,28 @@ export class RunService {
       // the run left this worker without ending here: wait the general way
     }
     const { bus, channels, runs, settings } = this.ctx;
+    // A join names its thread, and is often of a run that has ended (an old run, or one the worker
+    // got through before its client asked): one look answers it (and 404s a run not on the
+    // thread) before any subscription, which costs the carrier (Redis) a subscribe and an
+    // unsubscribe. A run still going is looked at again once subscribed, so its end cannot slip
+    // between the look and the subscription. Not when this process's worker is full: a run not
+    // executing here then most likely waits for a slot (many runs created at once), and the look
+    // first would be a query more per join.
+    let looked = false;
+    if (opts.threadId && (!this.worker || this.worker.hasFreeSlot)) {
+      const ended = await runs.endState(runId, opts.threadId);
+      if (!ended) throw new NotFoundError(`Run ${runId} not found`);
+      if (isTerminal(ended.status)) return endedMessage(ended);
+      looked = true;
+    }
     let finish!: (m: DoneMessage) => void;
     const done = new Promise<DoneMessage>((r) => (finish = r));
     const unsubscribe = await bus.subscribe(channels.run(runId), (raw) => {
       const msg = JSON.parse(raw) as RunMessage;
       if (msg.type === "done") finish(msg);
     });
-    let first = true;
+    /** Whether the run is yet to be looked up (a look before the subscription counts). */
+    let first = !looked;
     const check = async () => {
       let ended;
       try {
@@ -305,11 +321,7 @@ export class RunService {
       // With `threadId`, the first look doubles as the run's look-up (404 when not on that thread).
       if (!ended && first && opts.threadId) throw new NotFoundError(`Run ${runId} not found`);
       if (!ended) finish({ type: "done", status: "rollback", last_seq: -1 });
-      else if (isTerminal(ended.status)) {
-        // The thread's values come with the status, so the answer needs no further query.
-        const output = ended.values === null ? undefined : toWireJson(withInterrupts(ended.values, ended.interrupts ?? undefined));
-        finish({ type: "done", status: ended.status, last_seq: -1, output });
-      }
+      else if (isTerminal(ended.status)) finish(endedMessage(ended));
     };
     const poll = setInterval(() => void check(), Math.min(2000, settings.heartbeatSeconds * 1000));
     const onAbort = () => finish({ type: "done", status: "aborted", last_seq: -1 });
@@ -353,4 +365,10 @@ export class RunService {
     if (threadId && run.thread_id !== threadId) throw new NotFoundError(`Run ${runId} not found`);
     return run;
   }
+}
+
+/** The done message of a run found ended: the thread's values come with its status, so the answer needs no further query. */
+function endedMessage(ended: { status: string; values: unknown; interrupts: Record<string, unknown> | null }): DoneMessage {
+  const output = ended.values === null ? undefined : toWireJson(withInterrupts(ended.values, ended.interrupts ?? undefined));
+  return { type: "done", status: ended.status, last_seq: -1, output };
 }

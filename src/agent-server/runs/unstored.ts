@@ -76,7 +76,12 @@ export function localStoredThrough(runId: string): number | undefined {
   return source ? source.unstoredFrom() - 1 : undefined;
 }
 
-/** Readers elsewhere asked for these runs before they executed here: run id → until when (ms). */
+/**
+ * Readers elsewhere asked for these runs before they executed here: run id → until when (ms), in
+ * the order they expire (a request asked again moves to the back), so the expired ones are
+ * dropped from the front as new ones come: most runs asked for never execute here (another
+ * process runs them), and their requests must not pile up.
+ */
 const wanted = new Map<string, number>();
 /** How long a request for a run not executing here is kept (its reader asks again meanwhile). */
 const WANTED_MS = 60_000;
@@ -85,8 +90,17 @@ function remoteReaderOf(runId: string): void {
   const source = local.get(runId);
   if (source) return source.remoteReader();
   const now = Date.now();
-  if (wanted.size >= 10_000) for (const [id, until] of wanted) if (until < now) wanted.delete(id);
+  for (const [id, until] of wanted) {
+    if (until >= now) break;
+    wanted.delete(id);
+  }
+  wanted.delete(runId);
   wanted.set(runId, now + WANTED_MS);
+}
+
+/** How many requests of readers elsewhere are kept for runs not executing here (memory; tests). */
+export function remoteRequestsKept(): number {
+  return wanted.size;
 }
 
 /** Whether a reader elsewhere asked for the run's events before it began executing here. */
