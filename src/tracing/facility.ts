@@ -37,7 +37,7 @@ export interface TracingFacility {
 }
 
 export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringBytes" | "mediaThresholdBytes" | "maxConcurrentIngests" | "apiKey"> &
-  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds" | "recoverAfterSeconds" | "maxAttachmentBytes" | "attachmentUrlTtlSeconds">> & {
+  Partial<Pick<TracingSettings, "authMaxFailures" | "authFailureWindowSeconds" | "abandonAfterSeconds" | "abandonSweepSeconds" | "recoverAfterSeconds" | "readWaitSeconds" | "maxAttachmentBytes" | "attachmentUrlTtlSeconds">> & {
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
@@ -59,7 +59,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     maxPendingOps: 50_000,
     recoverAfterSeconds: options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds,
     recoverEverySeconds: Math.max(1, Math.min(10, options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds)),
-    drainTimeoutMs: 10_000,
+    drainTimeoutMs: 1000 * (options.readWaitSeconds ?? TRACING_DEFAULTS.readWaitSeconds),
     fault: process.env.BERTH_TRACING_MERGE_FAULT,
   });
   const ingest = new IngestService(pool, projects, merger, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);

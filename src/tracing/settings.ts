@@ -46,6 +46,11 @@ export const tracingSettingsSchema = z.object({
    * process finds them (their own process died before merging them).
    */
   recoverAfterSeconds: int(0),
+  /**
+   * Read-your-writes bound: a read waits at most this long for the caller's tenant's accepted but
+   * not yet merged ingest requests (a failing database must not hang reads).
+   */
+  readWaitSeconds: int(0),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
 });
 export type TracingSettings = z.output<typeof tracingSettingsSchema>;
@@ -69,6 +74,7 @@ const ENV_NAMES: Partial<Record<keyof TracingSettings, string[]>> = {
   abandonAfterSeconds: ["BERTH_TRACING_ABANDON_AFTER_SECONDS"],
   abandonSweepSeconds: ["BERTH_TRACING_ABANDON_SWEEP_SECONDS"],
   recoverAfterSeconds: ["BERTH_TRACING_RECOVER_AFTER_SECONDS"],
+  readWaitSeconds: ["BERTH_TRACING_READ_WAIT_SECONDS"],
   logLevel: ["LOG_LEVEL"],
 };
 
@@ -87,6 +93,7 @@ export const TRACING_DEFAULTS = {
   abandonAfterSeconds: 24 * 3600,
   abandonSweepSeconds: 60,
   recoverAfterSeconds: 30,
+  readWaitSeconds: 10,
   logLevel: "info",
 };
 

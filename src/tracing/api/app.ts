@@ -4,7 +4,7 @@
  * SDKs expect; everything else is authenticated.
  */
 import express from "express";
-import { authenticate, TRACING_WRITE, type AuthMode, type AuthService, type RestrictedAccess } from "../../shared/auth/index.js";
+import { authenticate, principalOf, TRACING_WRITE, type AuthMode, type AuthService, type RestrictedAccess } from "../../shared/auth/index.js";
 import { mountDocs } from "../../shared/docs.js";
 import { ApiRouter, errorHandler, jsonBody, notFoundHandler } from "../../shared/http.js";
 import type { Logger } from "../../shared/logging.js";
@@ -82,9 +82,10 @@ export function createTracingRouter(deps: TracingRouterDeps): express.Router {
   const strictJson = express.Router().use(jsonBody(1024 * 1024));
   const lenientJson = express.Router().use(jsonBody(1024 * 1024, { textPlainAsJson: true }));
   router.use((req, res, next) => (req.method === "PUT" ? lenientJson : strictJson)(req, res, next));
-  // Read-your-writes: what this process accepted before a read is merged before it (bounded wait).
-  router.use((_req, _res, next) => {
-    deps.ingest.merger.drain().then(() => next(), next);
+  // Read-your-writes: what this process accepted for the caller's tenant before a read is merged
+  // before it (bounded wait); other tenants' pending requests never hold it up.
+  router.use((_req, res, next) => {
+    deps.ingest.merger.drain(principalOf(res).tenantId).then(() => next(), next);
   });
   const query = new ApiRouter();
   addQueryRoutes(query, deps);

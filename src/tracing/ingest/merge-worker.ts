@@ -15,8 +15,10 @@
  * - Bad input never 500s, never stalls: a merge that fails for a reason other than the database
  *   being unreachable is retried request by request, and a request that still fails alone is set
  *   aside (tracing_ingest_failures, with the reason, and a warn log); the rest merge.
- * - Read-your-writes: `drain()` (the query API calls it before reading) returns once everything
- *   this process had accepted is merged, or after `drainTimeoutMs` if the database is failing.
+ * - Read-your-writes: `drain(tenant)` (the query API calls it before reading) returns once everything
+ *   this process had accepted for that tenant is merged, or after `drainTimeoutMs` if the database
+ *   is failing; another tenant's pending requests (a big batch, a merge stuck on a lock) never
+ *   hold up a read.
  *   Another process's requests are merged by that process, typically within milliseconds.
  */
 import type pg from "pg";
@@ -137,12 +139,17 @@ export class MergeWorker {
     return new Promise<MergeOutcome>((resolve, reject) => (item.waiter = { resolve, reject }));
   }
 
-  /** Read-your-writes: resolves once everything accepted so far by this process is merged (bounded wait). */
-  async drain(): Promise<void> {
-    if (!this.pending.size) return;
+  /**
+   * Read-your-writes: resolves once everything accepted so far by this process (for `tenantId`
+   * alone, when given) is merged (bounded wait).
+   */
+  async drain(tenantId?: string): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const i of this.pending) if (tenantId === undefined || i.entry.tenantId === tenantId) waits.push(i.done);
+    if (!waits.length) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all([...this.pending].map((i) => i.done)),
+      Promise.all(waits),
       new Promise<void>((r) => {
         timer = setTimeout(r, this.options.drainTimeoutMs);
         timer.unref();
