@@ -142,6 +142,16 @@ describe.skipIf(!servicesUp())("staged tracing ingest across a crash [postgres]"
     await s?.close();
   });
   const count = async (table: string) => (await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+  /** A fresh process that takes over every staged row at once, until none is left. */
+  const mergeEverythingStaged = async () => {
+    const merger = forkTracing(s.db.uri!, { BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" });
+    try {
+      await merger.ready;
+      await eventually(async () => (await count("tracing_staged")) === 0);
+    } finally {
+      await stop(merger);
+    }
+  };
 
   it("requests staged but not merged survive a kill; a merger killed inside its transaction loses nothing; the next process merges each once", async () => {
     const name = `crash-${randomUUID().slice(0, 6)}`;
@@ -168,13 +178,7 @@ describe.skipIf(!servicesUp())("staged tracing ingest across a crash [postgres]"
     expect(await count("tracing_rollups")).toBe(0);
 
     // the next process merges every staged request once
-    const merger = forkTracing(s.db.uri!, { BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" });
-    try {
-      await merger.ready;
-      await eventually(async () => (await count("tracing_staged")) === 0);
-    } finally {
-      await stop(merger);
-    }
+    await mergeEverythingStaged();
     const runs = (await sql.query("SELECT status, count(*)::int AS n FROM tracing_runs GROUP BY status")).rows;
     expect(runs).toEqual([{ status: "success", n: traces * 2 }]);
     const stats = (await s.api(`/projects?name=${name}`)).body.projects[0].stats;
@@ -210,13 +214,7 @@ describe.skipIf(!servicesUp())("staged tracing ingest across a crash [postgres]"
     const key = (x: { contentType: string; encoding: string | null; body: Buffer }) => `${x.contentType}|${x.encoding}|${x.body.toString("hex")}`;
     expect(rows.map((r) => key({ contentType: r.content_type, encoding: r.content_encoding, body: r.body })).sort()).toEqual(sent.map(key).sort());
     expect(new Set(rows.map((r) => r.format))).toEqual(new Set(["multipart"]));
-    const merger = forkTracing(s.db.uri!, { BERTH_TRACING_RECOVER_AFTER_SECONDS: "0" });
-    try {
-      await merger.ready;
-      await eventually(async () => (await count("tracing_staged")) === 0);
-    } finally {
-      await stop(merger);
-    }
+    await mergeEverythingStaged();
     const stored = (await sql.query<{ id: string; name: string; inputs: { i: number; s: string } }>("SELECT id, name, inputs FROM tracing_runs WHERE id = ANY($1::uuid[])", [ids])).rows;
     expect(new Map(stored.map((r) => [r.id, [r.name, r.inputs]]))).toEqual(new Map(ids.map((id, i) => [id, [`r${i} é✓`, { i, s: "ü".repeat(i) }]])));
   });
