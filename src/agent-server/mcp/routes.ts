@@ -8,59 +8,32 @@
  * The SDK reads the body itself (bounded by the server's body limit), checks `Accept` and
  * `Content-Type`, and answers JSON-RPC errors for malformed messages. Answers are SSE with
  * keep-alive comments, so a long run does not look like an idle connection to a proxy.
+ *
+ * The SDK (with zod schemas and ajv of its own) is loaded on the first POST, not at startup: most
+ * deployments never serve MCP, and loading it costs every process ~9 MB of resident memory
+ * (issue 16: PGlite idle RSS). The first call waits for the import once (tens of ms).
  */
 import type express from "express";
-import { z } from "zod";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { authzOf } from "../auth/access.js";
 import type { AgentServerContext } from "../context.js";
 import type { RunService } from "../runs/service.js";
-import { BERTH_VERSION } from "../version.js";
-import { callTool } from "./call.js";
-import { ToolCatalog } from "./catalog.js";
+import { jsonRpcError } from "./json-rpc-error.js";
 
-const anyToolCall = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
+type Handler = typeof import("./handler.js");
 
-const jsonRpcError = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
-
-export function mountMcp(app: express.Express, ctx: AgentServerContext, runs: RunService, catalog = new ToolCatalog(ctx)): void {
-  /** A failure of ours (the database, say) is logged here and answered -32603 without its internals. */
-  const logged = async <T>(method: string, fn: () => Promise<T>): Promise<T> => {
+export function mountMcp(app: express.Express, ctx: AgentServerContext, runs: RunService): void {
+  let loading: Promise<express.RequestHandler> | undefined;
+  const handler = () => (loading ??= import("./handler.js").then((m: Handler) => m.mcpPostHandler(ctx, runs)));
+  app.post("/mcp", async (req, res, next) => {
+    let handle: express.RequestHandler;
     try {
-      return await fn();
+      handle = await handler();
     } catch (err) {
-      if (err instanceof McpError) throw err;
-      ctx.logger.error({ err, method }, "MCP request failed");
-      throw new McpError(ErrorCode.InternalError, "internal error; see the server's log");
+      loading = undefined; // a failed import (say, a file missing mid-deploy) is tried again next time
+      ctx.logger.error({ err }, "MCP request failed: the MCP SDK could not be loaded");
+      res.status(500).json(jsonRpcError(-32603, "Internal error"));
+      return;
     }
-  };
-  app.post("/mcp", async (req, res) => {
-    const authz = authzOf(ctx, res);
-    const server = new Server({ name: "berth-agent-server", version: BERTH_VERSION }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => logged("tools/list", async () => ({ tools: await catalog.list(authz) })));
-    // registered under a loose schema, so that the SDK's own check of the call answers malformed
-    // params with -32602 (its generic parse would make them an internal error, -32603)
-    server.setRequestHandler(anyToolCall, (request, extra) => {
-      const { params } = CallToolRequestSchema.parse(request);
-      return logged("tools/call", () => callTool(ctx, runs, catalog, { name: params.name, arguments: params.arguments, headers: req.headers, authz, signal: extra.signal }));
-    });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      maxRequestBodySize: ctx.settings.maxBodyBytes,
-      keepAliveMs: ctx.settings.heartbeatSeconds * 1000,
-    });
-    // closing the server aborts its handlers' signals: a tool call whose client left stops waiting
-    res.on("close", () => void server.close().catch(() => undefined));
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    } catch (err) {
-      ctx.logger.error({ err }, "MCP request failed");
-      if (!res.headersSent) res.status(500).json(jsonRpcError(ErrorCode.InternalError, "Internal error"));
-      else res.end();
-    }
+    return handle(req, res, next);
   });
   const notAllowed: express.RequestHandler = (_req, res) => {
     res.status(405).set("Allow", "POST").json(jsonRpcError(-32000, "Method not allowed: this MCP endpoint is stateless (no sessions); send requests with POST"));
