@@ -31,8 +31,10 @@ const projects = { idForName: async () => PROJECT, exists: async () => true };
 let sent = 0;
 let counting = false;
 const db: Queryable = {
-  query: (async (sql: string, params?: unknown[]) => {
-    for (const p of params ?? []) if (counting && typeof p === "string") sent += p.length; // what would be sent
+  // (text, values) or a query config ({text, values}, named or not: storage's prepared())
+  query: (async (query: string | { values?: unknown[] }, params?: unknown[]) => {
+    const values = params ?? (typeof query === "object" ? query.values : undefined);
+    for (const p of values ?? []) if (counting && typeof p === "string") sent += p.length; // what would be sent
     return { rows: [], rowCount: 0 };
   }) as never,
 } as Queryable;

@@ -56,6 +56,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   const query = new QueryService(pool);
   const merger = new MergeWorker(pool, logger, {
     batchOps: 5000,
+    usePrepared: !options.embedded,
     maxPendingOps: 50_000,
     recoverAfterSeconds: options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds,
     recoverEverySeconds: Math.max(1, Math.min(10, options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds)),

@@ -46,6 +46,8 @@ export interface GroupContext {
   defaultProject: string;
   prices: ModelPrice[];
   logger: Logger;
+  /** Named (server-side prepared) statements: not on the embedded database (db/index.ts prepared). */
+  usePrepared?: boolean;
 }
 
 /**
@@ -77,7 +79,8 @@ export async function mergeGroup(client: Queryable, entries: PreparedEntry[], ct
   };
 
   const ids = [...byId.keys()];
-  await lockRuns(client, tenantId, ids);
+  const usePrepared = ctx.usePrepared ?? false;
+  await lockRuns(client, tenantId, ids, usePrepared);
   const stored = new Map((await selectRuns(client, tenantId, ids)).map((r) => [r.id, r]));
   if (pinned) {
     for (const [id, row] of stored) {
@@ -124,8 +127,8 @@ export async function mergeGroup(client: Queryable, entries: PreparedEntry[], ct
     }
   }
   const write = async (batch: RunRow[], files: IngestAttachment[]) => {
-    await writeRuns(client, batch, new Set(stored.keys()));
-    await applyRollupDeltas(client, combineDeltas(batch.flatMap((row) => [...contribution(stored.get(row.id), -1), ...contribution(row, 1)])));
+    await writeRuns(client, batch, new Set(stored.keys()), usePrepared);
+    await applyRollupDeltas(client, combineDeltas(batch.flatMap((row) => [...contribution(stored.get(row.id), -1), ...contribution(row, 1)])), usePrepared);
     await insertAttachments(client, tenantId, files);
   };
   const ok = (id: string) => runs.set(id, { stored: true, warnings: [...(problems.get(id) ?? []), ...(notices.get(id) ?? [])] });

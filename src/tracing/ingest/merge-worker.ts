@@ -37,6 +37,11 @@ export interface MergeOutcome {
 export interface MergeWorkerOptions {
   /** Operations (posts and patches) per merge transaction at most. */
   batchOps: number;
+  /**
+   * Named (server-side prepared) statements for the merge's and the staging's statements: Postgres
+   * parses and plans them once per connection instead of every time. Not on the embedded database.
+   */
+  usePrepared: boolean;
   /** Operations accepted but not merged yet beyond which requests wait before staging (backpressure). */
   maxPendingOps: number;
   /** Staged rows older than this that no one merged are taken over (a process died before merging them). */
@@ -105,7 +110,7 @@ export class MergeWorker {
     private readonly logger: Logger,
     private readonly options: MergeWorkerOptions,
   ) {
-    this.stager = new Stager(pool);
+    this.stager = new Stager(pool, options.usePrepared);
   }
 
   start(deps: MergeDeps): void {
@@ -258,7 +263,7 @@ export class MergeWorker {
     await withTransaction(this.pool, async (client) => {
       outcomes.clear();
       failures.length = 0;
-      const claimed = await claimStaged(client, items.map((i) => i.seq));
+      const claimed = await claimStaged(client, items.map((i) => i.seq), this.options.usePrepared);
       for (const list of groups.values()) {
         const live = list.filter((i) => claimed.has(i.seq)); // the others were merged by another process
         if (!live.length) continue;
@@ -266,7 +271,7 @@ export class MergeWorker {
         const merged = await mergeGroup(
           client,
           live.map((i) => i.entry),
-          { ...context.get(tenantId)!, logger: this.logger },
+          { ...context.get(tenantId)!, logger: this.logger, usePrepared: this.options.usePrepared },
         );
         for (const item of live) {
           const runs = new Map<string, RunOutcome>();

@@ -1,5 +1,5 @@
 /** Writing rollup deltas (see rollups/contribution.ts) in one statement per batch. */
-import type { Queryable } from "../../shared/db/index.js";
+import { prepared, type Queryable } from "../../shared/db/index.js";
 import { denseHistogram, type RollupDelta } from "../rollups/contribution.js";
 
 // Histograms add elementwise; unnest pads the shorter array with NULLs.
@@ -19,12 +19,12 @@ const APPLY_SQL = `
     ${addHist("latency_hist")},
     ${addHist("ttft_hist")}`;
 
-export async function applyRollupDeltas(db: Queryable, deltas: RollupDelta[]): Promise<void> {
+export async function applyRollupDeltas(db: Queryable, deltas: RollupDelta[], usePrepared = false): Promise<void> {
   if (!deltas.length) return;
   const payload = deltas.map((d) => ({
     ...d,
     latency_hist: denseHistogram(d.latency_hist),
     ttft_hist: denseHistogram(d.ttft_hist),
   }));
-  await db.query(APPLY_SQL, [JSON.stringify(payload)]);
+  await db.query(prepared(usePrepared, "berth_tracing_apply_rollups", APPLY_SQL, [JSON.stringify(payload)]));
 }

@@ -1,5 +1,5 @@
 /** Stored runs: the row shape, its mapping to and from `RunRecord`, and batch upserts. */
-import type { Queryable } from "../../shared/db/index.js";
+import { prepared, type Queryable } from "../../shared/db/index.js";
 import type { Json, RunRecord } from "../run.js";
 import type { RunFacts } from "../rollups/contribution.js";
 import { jsonText } from "../ingest/raw-json.js";
@@ -183,10 +183,10 @@ const CHUNK_CHARS = 1 << 20;
  * Write merged runs. The caller holds the runs' ingest locks and read which already exist, so new
  * ones are plain inserts (no speculative ON CONFLICT insertion) and the others plain updates.
  */
-export async function writeRuns(db: Queryable, rows: RunRow[], existing: Set<string>): Promise<void> {
+export async function writeRuns(db: Queryable, rows: RunRow[], existing: Set<string>, usePrepared = false): Promise<void> {
   // Absent keys read as NULL: leaving the (many) null columns out shortens the statement a lot.
   // Written by hand so a payload goes in as the text it was sent as (ingest/raw-json.ts).
-  const write = async (sql: string, list: RunRow[]) => {
+  const write = async (name: string, sql: string, list: RunRow[]) => {
     let chunk: string[] = [];
     let chars = 0;
     const flush = async () => {
@@ -194,7 +194,7 @@ export async function writeRuns(db: Queryable, rows: RunRow[], existing: Set<str
       const text = `[${chunk.join(",")}]`;
       chunk = [];
       chars = 0;
-      await db.query(sql, [text]);
+      await db.query(prepared(usePrepared, name, sql, [text]));
     };
     for (const r of list) {
       const fields: string[] = [];
@@ -211,10 +211,14 @@ export async function writeRuns(db: Queryable, rows: RunRow[], existing: Set<str
   };
   const fresh = rows.filter((r) => !existing.has(r.id));
   const known = rows.filter((r) => existing.has(r.id));
-  if (fresh.length) await write(INSERT_SQL, fresh);
-  if (known.length) await write(UPDATE_SQL, known);
+  if (fresh.length) await write("berth_tracing_insert_runs", INSERT_SQL, fresh);
+  if (known.length) await write("berth_tracing_update_runs", UPDATE_SQL, known);
 }
 
+/**
+ * Not a prepared statement: a `SELECT *` prepared before a migration adds a column fails ("cached
+ * plan must not change result type") in a process still running the old code.
+ */
 export async function selectRuns(db: Queryable, tenantId: string, ids: string[]): Promise<RunRow[]> {
   if (!ids.length) return [];
   const { rows } = await db.query("SELECT * FROM tracing_runs WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [tenantId, ids]);

@@ -4,7 +4,7 @@
  * before that commit leaves it for the next merge, and a commit removes it exactly once.
  */
 import type pg from "pg";
-import type { Queryable } from "../../shared/db/index.js";
+import { prepared, type Queryable } from "../../shared/db/index.js";
 
 /** How a staged body is read back: a multipart request as sent, or prepared runs as JSON. */
 export type StagedFormat = "multipart" | "ops";
@@ -59,7 +59,10 @@ export class Stager {
   private queue: { row: NewStaged; resolve(seq: number): void; reject(err: unknown): void }[] = [];
   private busy = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly usePrepared = false,
+  ) {}
 
   stage(row: NewStaged): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -78,7 +81,8 @@ export class Stager {
       try {
         const params: unknown[] = [];
         for (const { row: r } of batch) params.push(r.tenantId, r.scope ?? null, r.format, r.contentType ?? null, r.contentEncoding ?? null, r.body);
-        const { rows: seqs } = await this.pool.query<{ seq: string }>(batch.length === 1 ? INSERT_ONE : insertOf(batch.length), params);
+        const n = batch.length;
+        const { rows: seqs } = await this.pool.query<{ seq: string }>(prepared(this.usePrepared && n <= 8, `berth_tracing_stage_${n}`, n === 1 ? INSERT_ONE : insertOf(n), params));
         // RETURNING follows the order of the VALUES rows
         batch.forEach((b, i) => b.resolve(Number(seqs[i]!.seq)));
       } catch (err) {
@@ -90,9 +94,9 @@ export class Stager {
 }
 
 /** Claim staged rows for the merge in progress: those still staged (not merged by another process meanwhile). */
-export async function claimStaged(db: Queryable, seqs: number[]): Promise<Set<number>> {
+export async function claimStaged(db: Queryable, seqs: number[], usePrepared = false): Promise<Set<number>> {
   if (!seqs.length) return new Set();
-  const { rows } = await db.query<{ seq: string }>("DELETE FROM tracing_staged WHERE seq = ANY($1::bigint[]) RETURNING seq", [seqs]);
+  const { rows } = await db.query<{ seq: string }>(prepared(usePrepared, "berth_tracing_claim_staged", "DELETE FROM tracing_staged WHERE seq = ANY($1::bigint[]) RETURNING seq", [seqs]));
   return new Set(rows.map((r) => Number(r.seq)));
 }
 
