@@ -19,7 +19,7 @@
  *        [--concurrency 5] [--rounds 3] [--save FILE | --load FILE] [--cpu-prof DIR] [--from-source]
  * (--from-source runs the server from src/ through tsx; otherwise build dist/ first: npx tsc -p tsconfig.build.json)
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { execSync } from "node:child_process";
@@ -89,6 +89,8 @@ const saved = await capture();
 if (saved.workload !== workload) throw new Error(`${args.load} holds workload ${saved.workload}, not ${workload}`);
 const runs = saved.runs;
 const execArgv = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : [];
+// (node creates the directory only when the server exits, after the window is written)
+if (args["cpu-prof"]) mkdirSync(args["cpu-prof"], { recursive: true });
 const state = await freshState(execArgv, env);
 const rows: string[][] = [];
 const f = (n: number, d = 0) => n.toFixed(d);
