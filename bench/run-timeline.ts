@@ -58,7 +58,9 @@ await stop();
 await db.drop();
 
 const server = new Map<string, [string, number][]>();
-for (const line of fs.readFileSync(stampFile, "utf8").split("\n").filter(Boolean)) {
+// (a build without the tracer, e.g. an A/B's "before", writes no stamps: the client's are still shown)
+const stamps = fs.existsSync(stampFile) ? fs.readFileSync(stampFile, "utf8") : "";
+for (const line of stamps.split("\n").filter(Boolean)) {
   const { run_id, marks } = JSON.parse(line) as { run_id: string; marks: [string, number][] };
   server.set(run_id, marks);
 }
