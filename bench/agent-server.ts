@@ -124,8 +124,9 @@ const WITH_RSS = process.env.BENCH_RSS !== "0";
 /** How long the idle server is left alone before the settled RSS reading. */
 const SETTLE_MS = 30_000;
 const PEER_URL = process.env.BENCH_PEER_URL;
-// The server runs from a fresh build of dist/, as in production (bin/berth.js prefers it).
-buildDist();
+// The server runs from a fresh build of dist/, as in production (bin/berth.js prefers it); with
+// BENCH_BERTH_BIN it is that other build, built by whoever made it (A/B runs: no rebuild per run).
+if (!process.env.BENCH_BERTH_BIN) buildDist();
 const f = (n: number, d = 1) => n.toFixed(d);
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
 console.log(`Berth agent server benchmark — N=${N} runs per figure, ${os.cpus().length} cores, node ${process.version}, load ${load()}`);

@@ -20,6 +20,7 @@ import { RunEmitter } from "./emitter.js";
 import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
 import { planExecution } from "../runs/resume.js";
 import { isConnectionLoss, poolPort, socketFailure } from "../../shared/db/connection-errors.js";
+import { timeline } from "./timeline.js";
 
 type AbortReason = "interrupt" | "rollback" | "timeout" | "shutdown" | "lease-lost";
 
@@ -190,6 +191,7 @@ export class QueueWorker {
   private startRun(run: ClaimedRun): void {
     const { settings } = this.ctx;
     const controller = new AbortController();
+    timeline?.mark(run.run_id, "started");
     const entry: ActiveRun = { run, controller, finished: Promise.resolve(), leaseConfirmedAt: Date.now() };
     this.active.set(run.run_id, entry);
     entry.finished = this.execute(run, controller)
@@ -238,6 +240,7 @@ export class QueueWorker {
     if (ctx.checkpointer instanceof BerthPostgresSaver) ctx.checkpointer.holdLatest(run.thread_id);
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
+      timeline?.mark(run.run_id, "graph-loaded");
       // Count the attempt now that execution starts: a claim lost before this point (the worker
       // died, or stalled loading the graph past its lease) costs the run nothing. The count is not
       // waited for before the graph starts (one round trip less per run): the lease was confirmed
@@ -260,6 +263,7 @@ export class QueueWorker {
       // An earlier attempt (a crashed worker, or one that shut down and handed the run back) may
       // have got somewhere, or even finished the run.
       const { resume, done, why } = await planExecution(graph, ctx.checkpointer, run);
+      timeline?.mark(run.run_id, "planned");
       if (resume) log.info({ checkpoint_id: run.own_checkpoint_id, done, why }, "resuming run from its last checkpoint");
       if (controller.signal.aborted) throw controller.signal.reason;
       log.debug({ resume }, "executing");
@@ -278,8 +282,10 @@ export class QueueWorker {
         expectedLatest.expectLatest(run.thread_id, run.start_checkpoint_id);
       }
       if (!done) summary = await executeRun({ graph, run, resume, signal: controller.signal, emit: emitter.emit });
+      timeline?.mark(run.run_id, "graph-ran");
       // (events still queued are stored with the run's end, below)
       await emitter.settle();
+      timeline?.mark(run.run_id, "events-settled");
       if ((await counting) === undefined) throw controller.signal.reason;
       outcome = { kind: "completed" };
     } catch (err) {
@@ -362,6 +368,7 @@ export class QueueWorker {
     }
     // The last events are stored by the statement that ends the run.
     const events = await emitter.takeFinal();
+    timeline?.mark(run.run_id, "final-taken");
     const owned = await ctx.runs.finish({
       runId: run.run_id,
       threadId: run.thread_id,
@@ -378,6 +385,7 @@ export class QueueWorker {
       emitter.finalWritten(events, false);
       throw err;
     });
+    timeline?.mark(run.run_id, "finish-committed");
     emitter.finalWritten(events, Boolean(owned));
     if (!owned) {
       log.warn("run finished but its lease had been taken over; result discarded");
@@ -386,7 +394,10 @@ export class QueueWorker {
     if (owned.next) await this.startHandedOver(owned.next);
     await emitter.done(
       { status, output: valuesJson === undefined ? undefined : outputJson(valuesJson, interrupts), error },
-      (message) => this.settleWaiters(run.run_id, message),
+      (message) => {
+        timeline?.mark(run.run_id, "done-local");
+        this.settleWaiters(run.run_id, message);
+      },
     );
     let wake = owned.morePending;
     if (owned.raced && !owned.next) {

@@ -19,6 +19,7 @@ import { authConfigurable, OPEN_AUTHZ, type Authz } from "../auth/access.js";
 import type { QueueWorker } from "../queue/worker.js";
 import { matchesAuthFilters } from "../auth/filters.js";
 import type { AuthUser } from "../auth/types.js";
+import { now, timeline } from "../queue/timeline.js";
 
 /** Request headers copied into `config.configurable`, as the LangGraph servers do. */
 const EXCLUDED_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key", "x-auth-scheme"]);
@@ -121,6 +122,7 @@ export class RunService {
     authz: Authz,
   ): Promise<Run> {
     const { ctx } = this;
+    const createIn = timeline ? now() : 0;
     if (!ctx.registry.has(assistant.graph_id)) {
       throw new ApiError(422, `assistant ${assistant.assistant_id} uses graph "${assistant.graph_id}", which this deployment does not have`);
     }
@@ -184,12 +186,17 @@ export class RunService {
       if (startFor) this.worker!.unreserve();
       throw err;
     }
+    if (timeline) {
+      timeline.mark(created.run.run_id, "create-in", createIn);
+      timeline.mark(created.run.run_id, "inserted");
+    }
     if (startFor) {
       if (created.started) this.worker!.adopt(created.started);
       else this.worker!.unreserve();
     }
     // a run started at once needs no wake-up, nor one the end of the run before it starts
     if (!client) await this.afterCommit(created.cancelled, !created.started && !created.handedOver);
+    timeline?.mark(created.run.run_id, "create-answered");
     return created.run;
   }
 
@@ -271,7 +278,18 @@ export class RunService {
    * gone). Subscribes before looking, so the end cannot slip between the two. With `threadId`,
    * the run must be on that thread (NotFoundError otherwise).
    */
-  async waitForDone(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
+  waitForDone(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
+    // (not async: untraced, the caller gets the wait itself, without a promise hop more)
+    const t = timeline;
+    if (!t) return this.waitForDoneUntimed(runId, signal, opts);
+    t.mark(runId, "join-in");
+    return this.waitForDoneUntimed(runId, signal, opts).then((done) => {
+      t.mark(runId, "join-done");
+      return done;
+    });
+  }
+
+  private async waitForDoneUntimed(runId: string, signal?: AbortSignal, opts: { threadId?: string } = {}): Promise<DoneMessage> {
     // A run executing in this process: its worker says when it ends, no subscription or query needed.
     const local = this.worker?.whenEnded(runId, opts.threadId);
     if (local) {
