@@ -6,8 +6,13 @@
  *
  * The server's graph schemas are derived from TypeScript in a worker thread on a cold cache, which
  * takes a core for seconds: BERTH_SCHEMA_CACHE_DIR is fixed so only the first invocation pays.
+ * The server's CPU is split between its main thread and its other threads. After a short warm-up
+ * the others are mostly TurboFan compiling what the runs call (at 50 warm-up runs and N=300, a
+ * quarter to a third of the server's CPU): WARMUP=1500 measures the steady state instead.
  * Usage: node --import tsx bench/agent-server-roundtrips.ts [postgres|pglite] [C=50] [N=300]
  * (PROF_DIR=dir adds --cpu-prof; JOBS=n sets N_JOBS_PER_WORKER; SETTLE_MS waits after warm-up;
+ * WARMUP=n runs before the counters are reset (default 50); BENCH_SERVER_NODE_FLAGS="--flag …"
+ * adds node/V8 flags to the server;
  * ONE_THREAD=1: the N runs are created at once on one thread (enqueue) and joined one after
  * another, as `make bench`'s one-thread row does; C is then ignored)
  */
@@ -23,7 +28,7 @@ const conc = Number(process.argv[3] ?? 50);
 const n = Number(process.argv[4] ?? 300);
 const countFile = path.join(os.tmpdir(), `berth-roundtrips-${process.pid}.txt`);
 const db = await createDb(backend);
-const execArgv = [...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
+const execArgv = [...(process.env.BENCH_SERVER_NODE_FLAGS ? process.env.BENCH_SERVER_NODE_FLAGS.split(" ") : []), ...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
 const { child, ready, stop } = await forkBerth<{ url: string }>(["serve", "--config", CONFIG, "--port", "0"], {
   env: {
     ...process.env,
@@ -42,8 +47,9 @@ const once = async (t: string, i: number) => {
   const run = await post<{ run_id: string }>(`${url}/threads/${t}/runs`, { assistant_id: "chat", input: input(i) });
   await (await fetch(`${url}/threads/${t}/runs/${run.run_id}/join`)).text();
 };
-const warm = await Promise.all(Array.from({ length: 50 }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
-await pool(50, 10, (i) => once(warm[i]!.thread_id, i));
+const warmRuns = Number(process.env.WARMUP ?? 50);
+const warm = await Promise.all(Array.from({ length: warmRuns }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
+await pool(warmRuns, Math.min(conc, 10), (i) => once(warm[i]!.thread_id, i));
 await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 3000)));
 const threads = await Promise.all(Array.from({ length: n }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
 const load0 = os.loadavg()[0]!;
@@ -87,11 +93,12 @@ await stop();
 await db.drop();
 const lines = fs.readFileSync(countFile, "utf8").split("\n");
 fs.rmSync(countFile, { force: true });
-const m = /user (\d+) ms system (\d+) ms/.exec(lines[0]!)!;
+const m = /user (\d+) ms system (\d+) ms(?: main (\d+) ms other (\d+) ms)?/.exec(lines[0]!)!;
 const [user, sys] = [Number(m[1]), Number(m[2])];
+const threadSplit = m[3] === undefined ? "" : `; main thread ${(Number(m[3]) / n).toFixed(2)}, other threads ${(Number(m[4]) / n).toFixed(2)}`;
 console.log(
   `${backend} c=${conc} n=${n}: ${rps.toFixed(1)} runs/s, load ${load0.toFixed(1)}->${os.loadavg()[0]!.toFixed(1)}, ` +
-    `server CPU ${((user + sys) / n).toFixed(2)} ms/run (user ${(user / n).toFixed(2)}, sys ${(sys / n).toFixed(2)})`,
+    `server CPU ${((user + sys) / n).toFixed(2)} ms/run (user ${(user / n).toFixed(2)}, sys ${(sys / n).toFixed(2)}${threadSplit})`,
 );
 for (const l of lines.slice(1).filter(Boolean)) {
   const [count, ...what] = l.trim().split(" ");
