@@ -6,8 +6,14 @@
  *
  * The server's graph schemas are derived from TypeScript in a worker thread on a cold cache, which
  * takes a core for seconds: BERTH_SCHEMA_CACHE_DIR is fixed so only the first invocation pays.
+ * The server's CPU is split between its main thread and its other threads. After a short warm-up
+ * the others are mostly TurboFan compiling what the runs call (at 50 warm-up runs and N=300, a
+ * quarter to a third of the server's CPU): WARMUP=1500 measures the steady state instead.
  * Usage: node --import tsx bench/agent-server-roundtrips.ts [postgres|pglite] [C=50] [N=300]
  * (PROF_DIR=dir adds --cpu-prof; JOBS=n sets N_JOBS_PER_WORKER; SETTLE_MS waits after warm-up;
+ * WARMUP=n runs before the counters are reset (default 50); BENCH_SERVER_NODE_FLAGS="--flag …"
+ * adds node/V8 flags to the server; on Postgres the CPU of the database's backends in the window is
+ * printed too, from /proc: Postgres must run on this machine;
  * ONE_THREAD=1: the N runs are created at once on one thread (enqueue) and joined one after
  * another, as `make bench`'s one-thread row does; C is then ignored)
  */
@@ -23,7 +29,7 @@ const conc = Number(process.argv[3] ?? 50);
 const n = Number(process.argv[4] ?? 300);
 const countFile = path.join(os.tmpdir(), `berth-roundtrips-${process.pid}.txt`);
 const db = await createDb(backend);
-const execArgv = [...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
+const execArgv = [...(process.env.BENCH_SERVER_NODE_FLAGS ? process.env.BENCH_SERVER_NODE_FLAGS.split(" ") : []), ...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
 const { child, ready, stop } = await forkBerth<{ url: string }>(["serve", "--config", CONFIG, "--port", "0"], {
   env: {
     ...process.env,
@@ -42,11 +48,32 @@ const once = async (t: string, i: number) => {
   const run = await post<{ run_id: string }>(`${url}/threads/${t}/runs`, { assistant_id: "chat", input: input(i) });
   await (await fetch(`${url}/threads/${t}/runs/${run.run_id}/join`)).text();
 };
-const warm = await Promise.all(Array.from({ length: 50 }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
-await pool(50, 10, (i) => once(warm[i]!.thread_id, i));
+const warmRuns = Number(process.env.WARMUP ?? 50);
+const warm = await Promise.all(Array.from({ length: warmRuns }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
+await pool(warmRuns, Math.min(conc, 10), (i) => once(warm[i]!.thread_id, i));
 await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 3000)));
 const threads = await Promise.all(Array.from({ length: n }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
 const load0 = os.loadavg()[0]!;
+/** CPU ticks (1/100 s) of the database's backends, by pid (Postgres on this machine; none on PGlite). */
+async function backendTicks(): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (!db.uri) return out;
+  const c = new pg.Client({ connectionString: db.uri });
+  await c.connect();
+  const { rows } = await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  await c.end();
+  for (const { pid } of rows) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(pid, Number(f[11]) + Number(f[12]));
+    } catch {
+      // not on this machine, or gone
+    }
+  }
+  return out;
+}
+const backends0 = await backendTicks();
 child.kill("SIGUSR2"); // reset the counters
 await new Promise((r) => setTimeout(r, 100));
 const from = process.hrtime.bigint() / 1000n; // the profile's clock (µs): cpuprofile-top --window PROF_DIR/window.json
@@ -83,15 +110,19 @@ if (process.env.ONE_THREAD === "1") {
   }
 } else rps = await pool(n, conc, (i) => once(threads[i]!.thread_id, i));
 if (process.env.PROF_DIR) fs.writeFileSync(path.join(process.env.PROF_DIR, "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
+let backendMs = 0;
+for (const [pid, ticks] of await backendTicks()) backendMs += (ticks - (backends0.get(pid) ?? 0)) * 10;
 await stop();
 await db.drop();
 const lines = fs.readFileSync(countFile, "utf8").split("\n");
 fs.rmSync(countFile, { force: true });
-const m = /user (\d+) ms system (\d+) ms/.exec(lines[0]!)!;
+const m = /user (\d+) ms system (\d+) ms(?: main (\d+) ms other (\d+) ms)?/.exec(lines[0]!)!;
 const [user, sys] = [Number(m[1]), Number(m[2])];
+const threadSplit = m[3] === undefined ? "" : `; main thread ${(Number(m[3]) / n).toFixed(2)}, other threads ${(Number(m[4]) / n).toFixed(2)}`;
 console.log(
   `${backend} c=${conc} n=${n}: ${rps.toFixed(1)} runs/s, load ${load0.toFixed(1)}->${os.loadavg()[0]!.toFixed(1)}, ` +
-    `server CPU ${((user + sys) / n).toFixed(2)} ms/run (user ${(user / n).toFixed(2)}, sys ${(sys / n).toFixed(2)})`,
+    `server CPU ${((user + sys) / n).toFixed(2)} ms/run (user ${(user / n).toFixed(2)}, sys ${(sys / n).toFixed(2)}${threadSplit})` +
+    (db.uri ? `, Postgres backends ${(backendMs / n).toFixed(2)} ms/run` : ""),
 );
 for (const l of lines.slice(1).filter(Boolean)) {
   const [count, ...what] = l.trim().split(" ");

@@ -2,6 +2,8 @@
 // commands, and the process CPU since start or the last SIGUSR2; writes them to $COUNT_FILE on exit. With
 // QUERY_TIMES=1, also each pg statement's median time from send to result (the client's view: round trip,
 // Postgres's work and commit, queueing in the pool's connection).
+// The CPU is also split between the main thread and the others (V8's platform workers: TurboFan's
+// concurrent compiles, parallel scavenges, concurrent marking), from /proc/self/task (Linux).
 import { createRequire } from "node:module";
 import fs from "node:fs";
 const require = createRequire(import.meta.url); // pg and ioredis as the server resolves them (this repo's node_modules)
@@ -29,11 +31,27 @@ try {
   const orig = R.prototype.sendCommand;
   R.prototype.sendCommand = function (cmd, ...rest) { bump("redis " + cmd.name + (cmd.name === "publish" ? " " + String(cmd.args?.[1] ?? "").slice(0, 20) : "")); return orig.call(this, cmd, ...rest); };
 } catch {}
+/** CPU ticks (user + system, 1/100 s) of the main thread and of all the others; undefined off Linux. */
+const threadTicks = () => {
+  try {
+    let main = 0, other = 0;
+    for (const tid of fs.readdirSync("/proc/self/task")) {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // (the name may hold spaces)
+      const ticks = Number(f[11]) + Number(f[12]); // utime, stime
+      if (tid === String(process.pid)) main += ticks; else other += ticks;
+    }
+    return { main, other };
+  } catch { return undefined; }
+};
 let reset = process.cpuUsage();
-process.on("SIGUSR2", () => { counts.clear(); times.clear(); reset = process.cpuUsage(); });
+let resetThreads = threadTicks();
+process.on("SIGUSR2", () => { counts.clear(); times.clear(); reset = process.cpuUsage(); resetThreads = threadTicks(); });
 process.on("exit", () => {
   const cpu = process.cpuUsage(reset);
-  const lines = [`cpu user ${(cpu.user / 1000).toFixed(0)} ms system ${(cpu.system / 1000).toFixed(0)} ms`];
+  const t = threadTicks();
+  const split = t && resetThreads ? ` main ${(t.main - resetThreads.main) * 10} ms other ${(t.other - resetThreads.other) * 10} ms` : "";
+  const lines = [`cpu user ${(cpu.user / 1000).toFixed(0)} ms system ${(cpu.system / 1000).toFixed(0)} ms${split}`];
   const median = (k) => { const xs = [...(times.get(k) ?? [])].sort((a, b) => a - b); return xs.length ? ` [median ${xs[Math.floor(xs.length / 2)].toFixed(2)} ms]` : ""; };
   for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1])) lines.push(`${String(v).padStart(7)}${median(k)} ${k}`);
   if (process.env.COUNT_FILE) fs.writeFileSync(process.env.COUNT_FILE, lines.join("\n") + "\n");

@@ -79,7 +79,8 @@ export async function floorChat(backend: Backend) {
   const { graph: chatGraph } = await import("../examples/chat/agent.js");
   const db = await createDb(backend);
   const database = await openDatabase({ uri: db.uri, dataDir: db.dataDir });
-  const saver = new BerthPostgresSaver(database.pool);
+  // (as the server builds it: named statements on Postgres)
+  const saver = new BerthPostgresSaver(database.pool, undefined, { namedStatements: !database.embedded });
   await saver.setup();
   const graph = chatGraph as unknown as { checkpointer: unknown; invoke(i: unknown, c: unknown): Promise<unknown> };
   graph.checkpointer = saver;

@@ -51,7 +51,7 @@ async function floorStream(i: number): Promise<StreamFigures> {
 async function floor(backend: "pglite" | "postgres") {
   const db = await createDb(backend);
   const database = await openDatabase({ uri: db.uri, dataDir: db.dataDir });
-  const saver = new BerthPostgresSaver(database.pool);
+  const saver = new BerthPostgresSaver(database.pool, undefined, { namedStatements: !database.embedded });
   await saver.setup();
   (graph as unknown as { checkpointer: unknown }).checkpointer = saver;
   for (let i = 0; i < 3; i++) await floorStream(i); // warm-up

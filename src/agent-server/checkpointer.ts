@@ -74,16 +74,27 @@ function jsonbOrder(v: unknown): unknown {
   return Object.fromEntries(keys.map(({ k }) => [k, jsonbOrder((v as Record<string, unknown>)[k])]));
 }
 
+export interface BerthSaverOptions {
+  /**
+   * Send the writes as named (server-side prepared) statements (checkpoint-writes.ts). Not on
+   * PGlite: all its connections share one session, where two connections preparing one name clash.
+   */
+  namedStatements?: boolean;
+}
+
 export class BerthPostgresSaver extends PostgresSaver {
   private fence?: WriteFence;
   /** The library keeps its pool and schema private; the single-statement writes need both. */
   private readonly db: pg.Pool;
   private readonly schema: string;
+  private readonly named: boolean;
 
-  constructor(pool: pg.Pool, serde?: SerializerProtocol, options?: ConstructorParameters<typeof PostgresSaver>[2]) {
-    super(pool, serde, options);
+  constructor(pool: pg.Pool, serde?: SerializerProtocol, options?: ConstructorParameters<typeof PostgresSaver>[2] & BerthSaverOptions) {
+    const { namedStatements, ...libOptions } = options ?? {};
+    super(pool, serde, libOptions);
     this.db = pool;
     this.schema = options?.schema ?? "public";
+    this.named = namedStatements ?? false;
   }
 
   setWriteFence(fence: WriteFence | undefined): void {
@@ -240,6 +251,7 @@ export class BerthPostgresSaver extends PostgresSaver {
         this.schema,
         { threadId: thread_id, ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id, checkpoint: stored, metadata: storedMetadata },
         blobs,
+        this.named,
       ),
     );
     if (holding) this.hold(String(thread_id), checkpoint, checkpoint_id, heldCheckpoint!, heldMetadata!, blobs as BlobRow[]);
@@ -256,7 +268,7 @@ export class BerthPostgresSaver extends PostgresSaver {
     if (held && (config.configurable?.checkpoint_ns ?? "") === "" && typeof checkpointId === "string") held.written.add(checkpointId);
     const upsert = writes.every((w) => w[0] in WRITES_IDX_MAP);
     const rows = await this._dumpWrites(config.configurable?.thread_id, config.configurable?.checkpoint_ns, config.configurable?.checkpoint_id, taskId, writes);
-    const statement = putWritesStatement(this.schema, rows, upsert);
+    const statement = putWritesStatement(this.schema, rows, upsert, this.named);
     if (statement) await this.db.query(statement);
   }
 

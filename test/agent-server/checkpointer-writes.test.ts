@@ -49,6 +49,27 @@ function countingPool(uri: string) {
   return { pool, counts };
 }
 
+/** The graph run to its interrupt and resumed, as a client sees it through `saver`. */
+async function scenario(saver: BaseCheckpointSaver) {
+  const graph = buildGraph(saver);
+  const config = { configurable: { thread_id: randomUUID() } };
+  await graph.invoke({ items: ["start"] }, config);
+  const stopped = await graph.getState(config);
+  const { Command } = await import("@langchain/langgraph");
+  await graph.invoke(new Command({ resume: "yes" }), config);
+  const end = await graph.getState(config);
+  const history = [];
+  for await (const s of graph.getStateHistory(config)) history.push({ next: s.next, values: s.values, source: s.metadata?.source, step: s.metadata?.step });
+  const tuple = await saver.getTuple({ configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: "", checkpoint_id: stopped.config.configurable!.checkpoint_id } });
+  return {
+    stopped: { next: stopped.next, values: stopped.values, interrupts: stopped.tasks.map((t) => t.interrupts.map((i) => i.value)) },
+    end: { next: end.next, values: end.values },
+    history,
+    // (interrupt ids are random per run)
+    pendingWrites: tuple!.pendingWrites!.map(([, channel, value]) => [channel, JSON.parse(JSON.stringify(value, (k, v) => (k === "id" ? undefined : v)))]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  };
+}
+
 const run = servicesUp() ? describe : describe.skip;
 
 run("checkpointer: one statement per write", () => {
@@ -71,31 +92,35 @@ run("checkpointer: one statement per write", () => {
     pools.push(lib.pool, berth.pool);
     const savers = { lib: new PostgresSaver(lib.pool), berth: new BerthPostgresSaver(berth.pool) };
     const outcome: Record<string, unknown> = {};
-    for (const [name, saver] of Object.entries(savers)) {
-      const graph = buildGraph(saver);
-      const config = { configurable: { thread_id: randomUUID() } };
-      await graph.invoke({ items: ["start"] }, config);
-      const stopped = await graph.getState(config);
-      const { Command } = await import("@langchain/langgraph");
-      await graph.invoke(new Command({ resume: "yes" }), config);
-      const end = await graph.getState(config);
-      const history = [];
-      for await (const s of graph.getStateHistory(config)) history.push({ next: s.next, values: s.values, source: s.metadata?.source, step: s.metadata?.step });
-      const tuple = await saver.getTuple({ configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: "", checkpoint_id: stopped.config.configurable!.checkpoint_id } });
-      outcome[name] = {
-        stopped: { next: stopped.next, values: stopped.values, interrupts: stopped.tasks.map((t) => t.interrupts.map((i) => i.value)) },
-        end: { next: end.next, values: end.values },
-        history,
-        // (interrupt ids are random per run)
-        pendingWrites: tuple!.pendingWrites!.map(([, channel, value]) => [channel, JSON.parse(JSON.stringify(value, (k, v) => (k === "id" ? undefined : v)))]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
-      };
-    }
+    for (const [name, saver] of Object.entries(savers)) outcome[name] = await scenario(saver);
     expect(outcome.berth).toEqual(outcome.lib);
     expect((outcome.berth as { end: { values: unknown } }).end.values).toEqual({ items: ["start", "left", "right"], note: "yes" });
     // (pool.query checks a client out too) the library checks out a client for a transaction per
     // write besides; Berth's every checkout is one statement
     expect(lib.counts.connect).toBeGreaterThan(lib.counts.query);
     expect(berth.counts.connect).toBe(berth.counts.query);
+  });
+
+  it("with named statements (the server's setting on Postgres): stores what the library stores, and Postgres prepares each write's shape once per connection", async () => {
+    const lib = new pg.Pool({ connectionString: db.uri });
+    // one connection, so the session's prepared statements are all the saver's
+    const berth = new pg.Pool({ connectionString: db.uri, max: 1 });
+    pools.push(lib, berth);
+    const saver = new BerthPostgresSaver(berth, undefined, { namedStatements: true });
+    const first = await scenario(saver);
+    expect(first).toEqual(await scenario(new PostgresSaver(lib)));
+    const prepared = async () =>
+      (await berth.query<{ name: string; calls: string }>("SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements ORDER BY name")).rows;
+    const once = await prepared();
+    // checkpoints with 1 to 4 changed channels, writes of 1 or 2 rows: a handful of shapes, each named
+    expect(once.length).toBeGreaterThan(2);
+    expect(once.every((s) => s.name.startsWith("berth_ckpt_"))).toBe(true);
+    // the same writes again (another thread) use the statements already prepared, and store the same
+    expect(await scenario(saver)).toEqual(first);
+    const twice = await prepared();
+    expect(twice.map((s) => s.name)).toEqual(once.map((s) => s.name));
+    const calls = (rows: { calls: string }[]) => rows.reduce((a, s) => a + Number(s.calls), 0);
+    expect(calls(twice)).toBe(2 * calls(once));
   });
 
   it("a task's writes to one special channel keep the last, as the library's one-by-one upserts do", async () => {
