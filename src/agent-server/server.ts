@@ -110,7 +110,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     });
     cleanups.push(() => db.close());
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
-    const checkpointer = new BerthPostgresSaver(db.pool, undefined, { namedStatements: !db.embedded });
+    const checkpointer = new BerthPostgresSaver(db.pool, undefined, { namedStatements: db.namedStatements });
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const store = createStore({ connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, config.ttl.store, storeIndex);
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).
@@ -145,7 +145,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     }
 
     const threads = new ThreadStore(db.pool, config.ttl.threads.defaultTtl);
-    const runStore = new RunStore(db.pool, !db.embedded, config.ttl.threads.defaultTtl);
+    const runStore = new RunStore(db.pool, db.namedStatements, config.ttl.threads.defaultTtl);
     const ctx: AgentServerContext = {
       settings,
       config,
@@ -160,7 +160,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
       assistants,
       threads,
       runs: runStore,
-      events: new EventStore(db.pool, { usePrepared: !db.embedded, budgetBytes: settings.streamEventBudgetBytes }),
+      events: new EventStore(db.pool, { usePrepared: db.namedStatements, budgetBytes: settings.streamEventBudgetBytes }),
       crons: new CronStore(db.pool),
       state: new StateService(registry, threads, runStore, assistants),
       auth: options.authenticator ?? (await createAuthenticator(settings, config, logger, db)),

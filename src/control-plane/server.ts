@@ -99,7 +99,7 @@ export async function startControlPlaneServer(settings: ControlPlaneSettings, lo
     const admin = adminKeyOf(settings);
     const tracing = await openTracingFacility(
       db.pool,
-      { ...TRACING_DEFAULTS, maxBodyBytes: TRACING_DEFAULTS.maxBodyBytes, apiKey: admin.key, authMode, embedded: db.embedded, authMaxFailures: settings.authMaxFailures, authFailureWindowSeconds: settings.authFailureWindowSeconds },
+      { ...TRACING_DEFAULTS, maxBodyBytes: TRACING_DEFAULTS.maxBodyBytes, apiKey: admin.key, authMode, embedded: db.embedded, namedStatements: db.namedStatements, authMaxFailures: settings.authMaxFailures, authFailureWindowSeconds: settings.authFailureWindowSeconds },
       logger,
     );
     cp = await openControlPlane(

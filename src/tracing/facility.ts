@@ -41,6 +41,8 @@ export type FacilityOptions = Pick<TracingSettings, "maxBodyBytes" | "maxStringB
   authMode: AuthMode;
   /** Skip the advisory lock (the embedded database has one connection, which the lock would hold). */
   embedded: boolean;
+  /** The merge's and the staging's statements as named statements (`Database.namedStatements`). */
+  namedStatements: boolean;
 };
 
 export async function openTracingFacility(pool: pg.Pool, options: FacilityOptions, logger: Logger): Promise<TracingFacility> {
@@ -56,7 +58,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   const query = new QueryService(pool);
   const merger = new MergeWorker(pool, logger, {
     batchOps: 5000,
-    usePrepared: !options.embedded,
+    usePrepared: options.namedStatements,
     maxPendingOps: 50_000,
     recoverAfterSeconds: options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds,
     recoverEverySeconds: Math.max(1, Math.min(10, options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds)),

@@ -22,7 +22,7 @@ export async function startTracingServer(settings: TracingSettings, logger: Logg
   let facility: TracingFacility | undefined;
   try {
     const authMode = effectiveAuthMode(settings);
-    facility = await openTracingFacility(db.pool, { ...settings, authMode, embedded: db.embedded }, logger);
+    facility = await openTracingFacility(db.pool, { ...settings, authMode, embedded: db.embedded, namedStatements: db.namedStatements }, logger);
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);

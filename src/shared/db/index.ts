@@ -16,6 +16,14 @@ export interface Database {
   /** The connection string of the pool, for libraries that open their own connections. */
   connectionString: string;
   embedded: boolean;
+  /**
+   * Whether hot statements go as named (server-side prepared) statements, parsed and planned once
+   * per connection (see `prepared`). False on PGlite (its bridge keeps plans itself, and its
+   * connections share one session, where names would clash) and when `BERTH_PG_NAMED_STATEMENTS`
+   * is off: a transaction-mode pooler (PgBouncer before 1.21, or without `max_prepared_statements`)
+   * hands each transaction a different server connection, where the name was never prepared.
+   */
+  namedStatements: boolean;
   close(): Promise<void>;
 }
 
@@ -30,6 +38,16 @@ export interface DatabaseOptions {
    * whoever takes over its work.
    */
   idleInTransactionTimeoutMs?: number;
+  /** Named statements on Postgres (`Database.namedStatements`); default: `BERTH_PG_NAMED_STATEMENTS`, else on. */
+  namedStatements?: boolean;
+}
+
+/** `BERTH_PG_NAMED_STATEMENTS`: on unless set to false/0; anything else is a mistake worth stopping for. */
+export function namedStatementsFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.BERTH_PG_NAMED_STATEMENTS?.trim().toLowerCase();
+  if (v === undefined || v === "" || v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw new Error(`BERTH_PG_NAMED_STATEMENTS must be true or false, not ${JSON.stringify(env.BERTH_PG_NAMED_STATEMENTS)}`);
 }
 
 /** Connections to the embedded database: enough to keep its queue full under load. */
@@ -37,6 +55,7 @@ const EMBEDDED_POOL_MAX = 8;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.uri) {
+    const namedStatements = options.namedStatements ?? namedStatementsFromEnv();
     const pool = new pg.Pool({
       connectionString: options.uri,
       max: options.poolMax ?? 20,
@@ -55,6 +74,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       pool,
       connectionString: options.uri,
       embedded: false,
+      namedStatements,
       close: () => pool.end(),
     };
   }
@@ -69,6 +89,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool,
     connectionString: embedded.connectionString,
     embedded: true,
+    namedStatements: false,
     async close() {
       await pool.end();
       await embedded.close();
