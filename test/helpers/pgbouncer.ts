@@ -11,11 +11,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { POSTGRES_ADMIN_URI } from "./services.js";
+import { freePort } from "./ports.js";
 
 export const PGBOUNCER_BIN = process.env.BERTH_PGBOUNCER ?? "/usr/sbin/pgbouncer";
 export const pgbouncerInstalled = () => existsSync(PGBOUNCER_BIN);
@@ -26,16 +26,6 @@ export interface PgBouncer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPgBouncer(): Promise<PgBouncer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "berth-pgbouncer-"));

@@ -19,9 +19,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "./ports.js";
 
 export interface PrivatePostgres {
   /** Connection URI to the `postgres` database as superuser `postgres` (trust auth). */
@@ -69,17 +69,6 @@ function osUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function run(bin: string, args: string[], user: { uid: number; gid: number } | undefined, cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {

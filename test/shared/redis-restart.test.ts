@@ -9,19 +9,10 @@ import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisBus } from "../../src/shared/bus/index.js";
 import { eventually } from "../helpers/server.js";
+import { freePort } from "../helpers/ports.js";
 
 const REDIS_SERVER = "/usr/bin/redis-server";
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A throwaway redis-server on `port`, without persistence; resolves once it accepts connections. */
 async function startRedis(port: number): Promise<ChildProcess> {
