@@ -27,7 +27,12 @@ export interface PgBouncer {
 }
 
 
-export async function startPgBouncer(): Promise<PgBouncer> {
+export interface PgBouncerOptions {
+  /** Server connections per database and user (`default_pool_size`); 4 unless told. */
+  poolSize?: number;
+}
+
+export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<PgBouncer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "berth-pgbouncer-"));
   await chmod(dir, 0o777); // written by the postgres user when we are root
   const upstream = new URL(POSTGRES_ADMIN_URI);
@@ -47,7 +52,7 @@ export async function startPgBouncer(): Promise<PgBouncer> {
       `auth_file = ${path.join(dir, "users.txt")}`,
       "pool_mode = transaction",
       // fewer server connections than the app's pool: transactions really do change connections
-      "default_pool_size = 4",
+      `default_pool_size = ${options.poolSize ?? 4}`,
       "max_client_conn = 500",
       // node-postgres sends extra_float_digits; Berth sends `options` (idle_in_transaction_session_timeout)
       "ignore_startup_parameters = extra_float_digits,options",

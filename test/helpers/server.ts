@@ -170,7 +170,11 @@ export async function startChild(
   const output = captureOutput(child, `berth ${command}`);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string | undefined>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`berth ${command} did not start in 90 s:\n${output()}`)), 90_000);
+    const timer = setTimeout(() => {
+      // a child that hangs in start-up is nobody's to stop once this rejects
+      child.kill("SIGKILL");
+      reject(new Error(`berth ${command} did not start in 90 s:\n${output()}`));
+    }, 90_000);
     child.on("message", (m: { type?: string; url?: string }) => {
       if (m?.type === "ready") {
         clearTimeout(timer);
