@@ -23,10 +23,15 @@ const THIS_DATABASE = "(SELECT oid FROM pg_database WHERE datname = current_data
 d("the start-up migration lock [postgres]", () => {
   let db: TestDatabase | undefined;
   let server: TestServer | undefined;
+  /** A start the test did not see through (it failed first): finished and stopped after it. */
+  let starting: Promise<TestServer> | undefined;
   const clients: pg.Client[] = [];
 
   afterEach(async () => {
+    // (ending the clients ends the transaction a start may be waiting for)
     await Promise.all(clients.splice(0).map((c) => c.end().catch(() => undefined)));
+    server ??= await starting?.catch(() => undefined);
+    starting = undefined;
     await server?.close({ keepDatabase: true });
     server = undefined;
     await db?.drop();
@@ -50,7 +55,7 @@ d("the start-up migration lock [postgres]", () => {
       PRIMARY KEY (component, version)
     )`);
     await holder.query("BEGIN; LOCK TABLE berth_migrations IN ACCESS EXCLUSIVE MODE");
-    const starting = startTestServer("postgres", { runLeaseSeconds: 1 }, test);
+    starting = startTestServer("postgres", { runLeaseSeconds: 1 }, test);
     starting.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     const observer = await connect(test.uri!);
     clients.push(observer);
