@@ -62,9 +62,14 @@ export function batchCtes(schema: string, first: number, guard = "true"): string
      )`;
 }
 
-/** A batch alone: the statement the write-behind sends while its run goes on. */
-export function batchStatementText(schema: string): string {
-  return `WITH ${batchCtes(schema, 1)} SELECT 1`;
+/**
+ * A batch alone: the statement the write-behind sends while its run goes on. `fenced`: stored only
+ * while the run ($29) is leased to the worker ($30) — a worker that lost its run writes nothing.
+ */
+export function batchStatementText(schema: string, fenced: boolean): string {
+  if (!fenced) return `WITH ${batchCtes(schema, 1)} SELECT 1`;
+  const owned = `owned AS (SELECT 1 FROM runs WHERE run_id = $${BATCH_PARAMS + 1}::uuid AND lease_owner = $${BATCH_PARAMS + 2} AND status = 'running')`;
+  return `WITH ${owned}, ${batchCtes(schema, 1, "EXISTS (SELECT 1 FROM owned)")} SELECT 1`;
 }
 
 /** The batch's parameters (`BATCH_PARAMS` column arrays), and the newest root checkpoint it stores. */

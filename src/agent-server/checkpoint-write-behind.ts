@@ -27,6 +27,8 @@ export interface HeldWrite {
 /** What is held for one thread's running run. */
 interface ThreadWrites {
   runId: string;
+  /** The worker holding the run's lease: batches are stored only while it does. */
+  owner?: string;
   queued: HeldWrite[];
   timer?: NodeJS.Timeout;
   /** The sends so far, in order; settles when the last has committed (never rejects). */
@@ -46,7 +48,7 @@ export interface TakenWrites {
 export class CheckpointWriteBehind {
   private readonly threads = new Map<string, ThreadWrites>();
 
-  private readonly statementText: string;
+  private readonly texts: { plain: string; fenced: string };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,12 +57,16 @@ export class CheckpointWriteBehind {
     /** Send batches as a named statement (not on PGlite: checkpoint-writes.ts). */
     private readonly named: boolean,
   ) {
-    this.statementText = batchStatementText(schema);
+    this.texts = { plain: batchStatementText(schema, false), fenced: batchStatementText(schema, true) };
   }
 
-  /** Hold back the checkpoint writes of run `runId` on `threadId` (the only run that may write to it). */
-  start(threadId: string, runId: string): void {
-    this.threads.set(threadId, { runId, queued: [], sending: Promise.resolve() });
+  /**
+   * Hold back the checkpoint writes of run `runId` on `threadId` (the only run that may write to
+   * it). With `owner`, what is sent before the run ends is stored only while that worker holds the
+   * run's lease (a fencing token, as the run's end has).
+   */
+  start(threadId: string, runId: string, owner?: string): void {
+    this.threads.set(threadId, { runId, owner, queued: [], sending: Promise.resolve() });
   }
 
   /** Whether a write with this config is held back: it belongs to the run held back on its thread. */
@@ -139,8 +145,10 @@ export class CheckpointWriteBehind {
       if (thread.error !== undefined) return;
       try {
         const { values } = batchValues(writes.map((w) => w.write));
-        const statement: pg.QueryConfig = { text: this.statementText, values };
-        if (this.named) statement.name = "berth_ckpt_batch";
+        const fenced = thread.owner !== undefined;
+        if (fenced) values.push(thread.runId, thread.owner);
+        const statement: pg.QueryConfig = { text: fenced ? this.texts.fenced : this.texts.plain, values };
+        if (this.named) statement.name = fenced ? "berth_ckpt_batch_fenced" : "berth_ckpt_batch";
         await this.pool.query(statement);
         for (const w of writes) w.committed?.();
       } catch (err) {

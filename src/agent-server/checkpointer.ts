@@ -109,12 +109,13 @@ export class BerthPostgresSaver extends PostgresSaver {
 
   /**
    * Hold back the checkpoint writes of run `runId` on `threadId` (checkpoint-write-behind.ts):
-   * false when this saver writes everything at once. End with `takeHeldWrites` (the run ends
+   * false when this saver writes everything at once. With `leaseOwner` (the worker), writes sent
+   * before the run ends are stored only while it holds the run's lease. End with `takeHeldWrites` (the run ends
    * here) or `releaseHeldWrites`.
    */
-  holdWrites(threadId: string, runId: string): boolean {
+  holdWrites(threadId: string, runId: string, leaseOwner?: string): boolean {
     if (!this.writeBehind) return false;
-    this.writeBehind.start(threadId, runId);
+    this.writeBehind.start(threadId, runId, leaseOwner);
     return true;
   }
 

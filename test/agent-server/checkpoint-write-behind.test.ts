@@ -83,6 +83,27 @@ describeBackends("checkpoint writes held back and committed with the run's end",
     expect(texts((await client.threads.getState(thread.thread_id)).values)).toEqual(["go", "step one"]);
   });
 
+  it("a run whose lease another worker has taken stores none of the writes it still held (fencing)", async () => {
+    const { client, handle } = server;
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "steps", {
+      input: userMessage("fenced"),
+      config: { configurable: { delay_ms: 0, later_delay_ms: 600_000 } },
+    });
+    // step one has written (its task's writes, then its checkpoint): all held back
+    for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) {
+      if (chunk.event === "values" && JSON.stringify(chunk.data).includes("step one")) break;
+    }
+    // another worker takes the run over (as the sweeper hands on a run whose lease lapsed)
+    await handle.ctx.pool.query("UPDATE runs SET lease_owner = 'another-worker' WHERE run_id = $1", [run.run_id]);
+    // a read commits what is held — which stores nothing now: the run is not this worker's
+    const state = await client.threads.getState(thread.thread_id);
+    expect(texts(state.values)).toEqual([]);
+    const { checkpoints } = await writers(server, thread.thread_id, run.run_id);
+    expect(checkpoints).toEqual([]);
+    await handle.ctx.pool.query("UPDATE runs SET status = 'interrupted', lease_owner = NULL WHERE run_id = $1", [run.run_id]);
+  });
+
   it('a run with durability "sync" has each checkpoint committed on its own, before its end', async () => {
     const { client, url } = server;
     const thread = await client.threads.create();

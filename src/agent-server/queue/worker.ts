@@ -244,7 +244,7 @@ export class QueueWorker {
     // Its checkpoint writes are held back briefly and committed together, the last with its end
     // (checkpoint-write-behind.ts), unless the run asked for each step to be stored before the next.
     const saver = ctx.checkpointer instanceof BerthPostgresSaver && run.kwargs.durability !== "sync" ? ctx.checkpointer : undefined;
-    const holdsWrites = saver?.holdWrites(run.thread_id, run.run_id) ?? false;
+    const holdsWrites = saver?.holdWrites(run.thread_id, run.run_id, this.owner) ?? false;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       timeline?.mark(run.run_id, "graph-loaded");
