@@ -24,7 +24,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { WRITES_IDX_MAP, type Checkpoint, type CheckpointTuple, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { putCheckpointStatement, putWritesStatement, type BlobRow } from "./checkpoint-writes.js";
+import { putCheckpointStatement, putWritesStatement, type BlobRow, type WriteRow } from "./checkpoint-writes.js";
+import type { CheckpointWrite } from "./checkpoint-batch.js";
+import { CheckpointWriteBehind, type TakenWrites } from "./checkpoint-write-behind.js";
 
 /**
  * Called before every checkpoint write with the writing run's config; throws to refuse the write.
@@ -80,6 +82,12 @@ export interface BerthSaverOptions {
    * PGlite: all its connections share one session, where two connections preparing one name clash.
    */
   namedStatements?: boolean;
+  /**
+   * Hold back the checkpoint writes of runs the worker names (`holdWrites`) for up to this many
+   * milliseconds, to commit them together and with the run's end (checkpoint-write-behind.ts).
+   * 0 or unset: every write is committed at once.
+   */
+  writeBehindMs?: number;
 }
 
 export class BerthPostgresSaver extends PostgresSaver {
@@ -88,13 +96,42 @@ export class BerthPostgresSaver extends PostgresSaver {
   private readonly db: pg.Pool;
   private readonly schema: string;
   private readonly named: boolean;
+  private readonly writeBehind?: CheckpointWriteBehind;
 
   constructor(pool: pg.Pool, serde?: SerializerProtocol, options?: ConstructorParameters<typeof PostgresSaver>[2] & BerthSaverOptions) {
-    const { namedStatements, ...libOptions } = options ?? {};
+    const { namedStatements, writeBehindMs, ...libOptions } = options ?? {};
     super(pool, serde, libOptions);
     this.db = pool;
     this.schema = options?.schema ?? "public";
     this.named = namedStatements ?? false;
+    if (writeBehindMs && writeBehindMs > 0) this.writeBehind = new CheckpointWriteBehind(pool, writeBehindMs, this.schema, this.named);
+  }
+
+  /**
+   * Hold back the checkpoint writes of run `runId` on `threadId` (checkpoint-write-behind.ts):
+   * false when this saver writes everything at once. With `leaseOwner` (the worker), writes sent
+   * before the run ends are stored only while it holds the run's lease. End with `takeHeldWrites` (the run ends
+   * here) or `releaseHeldWrites`.
+   */
+  holdWrites(threadId: string, runId: string, leaseOwner?: string): boolean {
+    if (!this.writeBehind) return false;
+    this.writeBehind.start(threadId, runId, leaseOwner);
+    return true;
+  }
+
+  /** The run's writes still held, for the transaction that ends it (then call `committed`). Throws when one failed. */
+  takeHeldWrites(threadId: string): Promise<TakenWrites | undefined> {
+    return this.writeBehind?.take(threadId) ?? Promise.resolve(undefined);
+  }
+
+  /** Forget what is still held for run `runId` on `threadId`, if anything (its end was not recorded). */
+  abandonHeldWrites(threadId: string, runId: string): void {
+    this.writeBehind?.abandon(threadId, runId);
+  }
+
+  /** Stop holding back the thread's writes: commit those held, or drop them (see `CheckpointWriteBehind.stop`). */
+  releaseHeldWrites(threadId: string, commit: boolean): Promise<void> {
+    return this.writeBehind?.stop(threadId, commit) ?? Promise.resolve();
   }
 
   setWriteFence(fence: WriteFence | undefined): void {
@@ -157,6 +194,8 @@ export class BerthPostgresSaver extends PostgresSaver {
 
   override async getTuple(config: RunnableConfig): ReturnType<PostgresSaver["getTuple"]> {
     const c = config.configurable;
+    // (a thread is read with the writes held back for it: they are committed first)
+    if (this.writeBehind && c?.thread_id !== undefined) await this.writeBehind.flush(String(c.thread_id));
     if (c && !c.checkpoint_id && (c.checkpoint_ns ?? "") === "") {
       const threadId = String(c.thread_id);
       if (this.knownEmpty.size && this.knownEmpty.delete(threadId)) return undefined;
@@ -168,6 +207,17 @@ export class BerthPostgresSaver extends PostgresSaver {
       }
     }
     return super.getTuple(config);
+  }
+
+  override async *list(...args: Parameters<PostgresSaver["list"]>): ReturnType<PostgresSaver["list"]> {
+    const threadId = args[0]?.configurable?.thread_id;
+    if (this.writeBehind) await this.writeBehind.flush(threadId === undefined ? undefined : String(threadId));
+    yield* super.list(...args);
+  }
+
+  override async deleteThread(threadId: string): Promise<void> {
+    await this.writeBehind?.flush(threadId);
+    return super.deleteThread(threadId);
   }
 
   /**
@@ -246,15 +296,30 @@ export class BerthPostgresSaver extends PostgresSaver {
     // (what is held is the text the statement sends: taken before, so nothing changes it meanwhile)
     const heldCheckpoint = holding ? JSON.stringify(stored) : undefined;
     const heldMetadata = holding ? JSON.stringify(storedMetadata) : undefined;
-    await this.db.query(
-      putCheckpointStatement(
-        this.schema,
-        { threadId: thread_id, ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id, checkpoint: stored, metadata: storedMetadata },
-        blobs,
-        this.named,
-      ),
-    );
-    if (holding) this.hold(String(thread_id), checkpoint, checkpoint_id, heldCheckpoint!, heldMetadata!, blobs as BlobRow[]);
+    const committed = holding ? () => this.hold(String(thread_id), checkpoint, checkpoint_id, heldCheckpoint!, heldMetadata!, blobs as BlobRow[]) : undefined;
+    if (this.writeBehind?.holds(config.configurable)) {
+      const write: CheckpointWrite = {
+        kind: "checkpoint",
+        threadId: String(thread_id),
+        ns: checkpoint_ns,
+        id: checkpoint.id,
+        parentId: checkpoint_id,
+        checkpoint: heldCheckpoint ?? JSON.stringify(stored),
+        metadata: heldMetadata ?? JSON.stringify(storedMetadata),
+        blobs: blobs as BlobRow[],
+      };
+      this.writeBehind.add(String(thread_id), { write, committed });
+    } else {
+      await this.db.query(
+        putCheckpointStatement(
+          this.schema,
+          { threadId: thread_id, ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id, checkpoint: stored, metadata: storedMetadata },
+          blobs,
+          this.named,
+        ),
+      );
+      committed?.();
+    }
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -268,6 +333,10 @@ export class BerthPostgresSaver extends PostgresSaver {
     if (held && (config.configurable?.checkpoint_ns ?? "") === "" && typeof checkpointId === "string") held.written.add(checkpointId);
     const upsert = writes.every((w) => w[0] in WRITES_IDX_MAP);
     const rows = await this._dumpWrites(config.configurable?.thread_id, config.configurable?.checkpoint_ns, config.configurable?.checkpoint_id, taskId, writes);
+    if (this.writeBehind?.holds(config.configurable)) {
+      if (rows.length) this.writeBehind.add(String(config.configurable!.thread_id), { write: { kind: "writes", rows: rows as WriteRow[], upsert } });
+      return;
+    }
     const statement = putWritesStatement(this.schema, rows, upsert, this.named);
     if (statement) await this.db.query(statement);
   }

@@ -110,7 +110,7 @@ export async function startAgentServer(settings: AgentServerSettings, logger: Lo
     });
     cleanups.push(() => db.close());
     logger.info({ database: db.embedded ? `pglite:${settings.dataDir}` : "postgres" }, "database ready");
-    const checkpointer = new BerthPostgresSaver(db.pool, undefined, { namedStatements: db.namedStatements });
+    const checkpointer = new BerthPostgresSaver(db.pool, undefined, { namedStatements: db.namedStatements, writeBehindMs: settings.checkpointWriteBehindMs });
     // The store opens its own pool; on PGlite keep it to one connection (see openDatabase).
     const store = createStore({ connectionString: db.connectionString, max: db.embedded ? 1 : 4 }, config.ttl.store, storeIndex);
     // The store's own pool must outlive a database restart like ours (unhandled, its connection errors crash the process).

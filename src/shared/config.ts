@@ -51,6 +51,11 @@ export const agentServerSettingsSchema = z.object({
   streamEventTtlSeconds: z.coerce.number().positive("must be positive"),
   /** Bytes of stored stream events per run after which token events are no longer stored (storage/events.ts). */
   streamEventBudgetBytes: intFrom(1024),
+  /**
+   * How long a run's checkpoint writes may be held back to be committed together, and with the
+   * run's end (agent-server/checkpoint-write-behind.ts); 0 commits each at once.
+   */
+  checkpointWriteBehindMs: intFrom(0, 60_000),
   heartbeatSeconds: z.coerce.number().positive("must be positive"),
   corsAllowOrigins: z.string().optional(),
   /**
@@ -122,6 +127,7 @@ const ENV_NAMES: Record<keyof AgentServerSettings, string[]> = {
   defaultMultitaskStrategy: ["BERTH_DEFAULT_MULTITASK_STRATEGY"],
   streamEventTtlSeconds: ["RESUMABLE_STREAM_TTL_SECONDS"],
   streamEventBudgetBytes: ["BERTH_STREAM_EVENT_BUDGET_BYTES"],
+  checkpointWriteBehindMs: ["BERTH_CHECKPOINT_WRITE_BEHIND_MS"],
   heartbeatSeconds: ["BERTH_SSE_HEARTBEAT_SECONDS"],
   corsAllowOrigins: ["CORS_ALLOW_ORIGINS"],
   studio: ["BERTH_STUDIO"],
@@ -164,6 +170,7 @@ export const AGENT_SERVER_DEFAULTS = {
   defaultMultitaskStrategy: "enqueue",
   streamEventTtlSeconds: 3600,
   streamEventBudgetBytes: 16 * 1024 * 1024,
+  checkpointWriteBehindMs: 20,
   heartbeatSeconds: 15,
   logLevel: "info",
   authRefreshSeconds: 30,

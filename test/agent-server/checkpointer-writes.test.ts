@@ -49,14 +49,23 @@ function countingPool(uri: string) {
   return { pool, counts };
 }
 
-/** The graph run to its interrupt and resumed, as a client sees it through `saver`. */
-async function scenario(saver: BaseCheckpointSaver) {
+/**
+ * The graph run to its interrupt and resumed, as a client sees it through `saver`. `started` is
+ * told the thread and each invocation's run id (in `configurable`, as the server's runs carry it).
+ */
+async function scenario(saver: BaseCheckpointSaver, started?: (threadId: string, runId: string) => void) {
   const graph = buildGraph(saver);
-  const config = { configurable: { thread_id: randomUUID() } };
-  await graph.invoke({ items: ["start"] }, config);
+  const threadId = randomUUID();
+  const config = { configurable: { thread_id: threadId } };
+  const run = () => {
+    const runId = randomUUID();
+    started?.(threadId, runId);
+    return { configurable: { thread_id: threadId, run_id: runId } };
+  };
+  await graph.invoke({ items: ["start"] }, run());
   const stopped = await graph.getState(config);
   const { Command } = await import("@langchain/langgraph");
-  await graph.invoke(new Command({ resume: "yes" }), config);
+  await graph.invoke(new Command({ resume: "yes" }), run());
   const end = await graph.getState(config);
   const history = [];
   for await (const s of graph.getStateHistory(config)) history.push({ next: s.next, values: s.values, source: s.metadata?.source, step: s.metadata?.step });
@@ -123,13 +132,33 @@ run("checkpointer: one statement per write", () => {
     expect(calls(twice)).toBe(2 * calls(once));
   });
 
-  it("a task's writes to one special channel keep the last, as the library's one-by-one upserts do", async () => {
+  it("held back for a run (write-behind): its writes go as one statement per read of the thread, and what is stored is what the library stores", async () => {
+    const lib = new pg.Pool({ connectionString: db.uri });
+    const berth = countingPool(db.uri);
+    pools.push(lib, berth.pool);
+    // a linger no test outlasts: only reads of the thread commit what is held
+    for (const named of [false, true]) {
+      const saver = new BerthPostgresSaver(berth.pool, undefined, { namedStatements: named, writeBehindMs: 600_000 });
+      const before = berth.counts.query;
+      const held = await scenario(saver, (threadId, runId) => expect(saver.holdWrites(threadId, runId)).toBe(true));
+      expect(held).toEqual(await scenario(new PostgresSaver(lib)));
+      // each invocation's writes (checkpoints and tasks' writes: 10 in all) are committed by the read
+      // after it as one statement: 2 batches, besides the scenario's 6 reads
+      const statements = berth.counts.query - before;
+      expect(statements).toBeLessThanOrEqual(8);
+    }
+  });
+
+  it("a task's writes to one special channel keep the last, as the library's one-by-one upserts do (also when held back)", async () => {
     const pool = new pg.Pool({ connectionString: db.uri });
     pools.push(pool);
-    const savers = { lib: new PostgresSaver(pool), berth: new BerthPostgresSaver(pool) };
+    const heldBack = new BerthPostgresSaver(pool, undefined, { writeBehindMs: 600_000 });
+    const savers = { lib: new PostgresSaver(pool), berth: new BerthPostgresSaver(pool), heldBack };
     const seen: Record<string, unknown> = {};
     for (const [name, saver] of Object.entries(savers)) {
-      const config = { configurable: { thread_id: randomUUID(), checkpoint_ns: "" } };
+      const runId = randomUUID();
+      const config = { configurable: { thread_id: randomUUID(), checkpoint_ns: "", run_id: runId } };
+      if (saver === heldBack) heldBack.holdWrites(config.configurable.thread_id, runId);
       const graph = buildGraph(saver);
       await graph.invoke({ items: ["x"] }, config);
       const state = await graph.getState(config);
@@ -141,6 +170,7 @@ run("checkpointer: one statement per write", () => {
       seen[name] = tuple!.pendingWrites!.filter(([task]) => task === "task-a" || task === "task-b").map(([task, channel, value]) => [task, channel, value]);
     }
     expect(seen.berth).toEqual(seen.lib);
+    expect(seen.heldBack).toEqual(seen.lib);
     expect(seen.berth).toContainEqual(["task-a", "__interrupt__", "second"]);
     expect(seen.berth).toContainEqual(["task-b", "items", "one"]);
   });

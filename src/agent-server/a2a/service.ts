@@ -264,7 +264,9 @@ export class A2AService {
       final,
     });
     const { state: now } = await this.snapshot(task);
-    if (!TERMINAL_TASK_STATES.includes(now) && now !== "input-required") {
+    // The stream that started the task (`after` -1) carries the run's events even when the run has
+    // already ended (a fast agent can finish before the Task is sent): its reply token by token.
+    if (after === -1 || (!TERMINAL_TASK_STATES.includes(now) && now !== "input-required")) {
       let working = now === "working";
       for await (const e of runEvents(this.ctx, task.run_id, { after, signal })) {
         if (e.event === "metadata" && !working) {

@@ -18,6 +18,7 @@ import { serializeError, toPlain, toWireJson } from "../serde.js";
 import type { ClaimedRun } from "../storage/runs.js";
 import { RunEmitter } from "./emitter.js";
 import { BerthPostgresSaver, type WriteFence } from "../checkpointer.js";
+import type { TakenWrites } from "../checkpoint-write-behind.js";
 import { planExecution } from "../runs/resume.js";
 import { isConnectionLoss, poolPort, socketFailure } from "../../shared/db/connection-errors.js";
 import { timeline } from "./timeline.js";
@@ -201,8 +202,10 @@ export class QueueWorker {
         this.settleWaiters(run.run_id, undefined);
         // the thread's checkpoint stays in memory only while a run of it executes here (the next, handed over)
         const { checkpointer } = this.ctx;
-        if (checkpointer instanceof BerthPostgresSaver && ![...this.active.values()].some((a) => a.run.thread_id === run.thread_id)) {
-          checkpointer.releaseLatest(run.thread_id);
+        if (checkpointer instanceof BerthPostgresSaver) {
+          // (writes still held back here mean the run's bookkeeping failed: it resumes from what was committed)
+          checkpointer.abandonHeldWrites(run.thread_id, run.run_id);
+          if (![...this.active.values()].some((a) => a.run.thread_id === run.thread_id)) checkpointer.releaseLatest(run.thread_id);
         }
         if (this.stopping) return;
         // A run that ends with work pending publishes a wake-up, but this worker hears it before the
@@ -238,6 +241,10 @@ export class QueueWorker {
     // The thread's newest checkpoint is kept in memory while its runs execute here: a run handed
     // over by the finish of the one before it starts from it without reading the database.
     if (ctx.checkpointer instanceof BerthPostgresSaver) ctx.checkpointer.holdLatest(run.thread_id);
+    // Its checkpoint writes are held back briefly and committed together, the last with its end
+    // (checkpoint-write-behind.ts), unless the run asked for each step to be stored before the next.
+    const saver = ctx.checkpointer instanceof BerthPostgresSaver && run.kwargs.durability !== "sync" ? ctx.checkpointer : undefined;
+    const holdsWrites = saver?.holdWrites(run.thread_id, run.run_id, this.owner) ?? false;
     try {
       graph = await ctx.registry.get(graphId, { configurable: run.kwargs.config.configurable });
       timeline?.mark(run.run_id, "graph-loaded");
@@ -305,6 +312,11 @@ export class QueueWorker {
       expectedLatest?.forgetLatest(run.thread_id);
     }
 
+    // A run that does not end here keeps the progress held back for it only when it is handed back.
+    if (holdsWrites && outcome.kind !== "completed" && outcome.kind !== "failed" && !(outcome.kind === "aborted" && (outcome.reason === "interrupt" || outcome.reason === "timeout"))) {
+      await saver!.releaseHeldWrites(run.thread_id, outcome.kind === "aborted" && outcome.reason === "shutdown");
+    }
+
     if (outcome.kind === "database-lost") {
       // Nothing can be recorded while the database is away. Let go of the run: its lease lapses
       // and a worker (maybe this one) resumes it from its last checkpoint once the database is back.
@@ -332,7 +344,7 @@ export class QueueWorker {
     }
 
     log.debug({ outcome: outcome.kind }, "execution ended");
-    const status = runStatusFor(outcome)!;
+    let status = runStatusFor(outcome)!;
     let error: { error: string; message: string } | undefined;
     if (outcome.kind === "failed") error = serializeError(outcome.error);
     if (outcome.kind === "aborted" && outcome.reason === "timeout") {
@@ -366,6 +378,26 @@ export class QueueWorker {
         log.warn({ err }, "could not read the thread state after the run");
       }
     }
+    // Checkpoint writes still held back are committed with the run's end (after the state was read
+    // above: a read commits them first). One that failed to commit fails the run, as it would
+    // have failed the graph; a lost database leaves the run to be resumed once its lease lapses.
+    let checkpointWrites: TakenWrites | undefined;
+    if (holdsWrites) {
+      try {
+        checkpointWrites = await saver!.takeHeldWrites(run.thread_id);
+      } catch (err) {
+        if (await this.databaseLost(err)) {
+          log.warn({ err }, "database connection lost storing the run's checkpoints; it resumes once its lease lapses");
+          return;
+        }
+        log.warn({ err }, "storing the run's checkpoints failed");
+        status = "error";
+        error = serializeError(err);
+        valuesJson = undefined;
+        interrupts = undefined;
+        await emitter.emit("error", error).catch(() => undefined);
+      }
+    }
     // The last events are stored by the statement that ends the run.
     const events = await emitter.takeFinal();
     timeline?.mark(run.run_id, "final-taken");
@@ -381,11 +413,13 @@ export class QueueWorker {
       // The thread's next run goes to this worker in the same round trip: the slot this run frees.
       handoff: this.stopping ? undefined : { leaseSeconds: settings.runLeaseSeconds },
       events,
+      checkpoints: checkpointWrites,
     }).catch((err) => {
       emitter.finalWritten(events, false);
       throw err;
     });
     timeline?.mark(run.run_id, "finish-committed");
+    if (owned) checkpointWrites?.committed();
     emitter.finalWritten(events, Boolean(owned));
     if (!owned) {
       log.warn("run finished but its lease had been taken over; result discarded");

@@ -11,6 +11,7 @@ import type { RunStatus } from "../api/schemas.js";
 import { planMultitask, type InflightRun } from "../runs/rules.js";
 import { THREAD_COLUMNS, type Thread } from "./threads.js";
 import type { EventBlock } from "./events.js";
+import { batchCtes, batchValues, type CheckpointWrite } from "../checkpoint-batch.js";
 
 /** A run as the API shows it. */
 export interface Run {
@@ -79,11 +80,12 @@ export const RUN_COLUMNS =
 const RUN_KEYS = RUN_COLUMNS.split(",").map((c) => c.trim());
 const CLAIM_COLUMNS = `${RUN_COLUMNS}, attempt, max_attempts, start_checkpoint_id, webhook, started_at, cancel_action`;
 /** What claiming sets on a run (the owner is $1, the lease length in seconds $2). */
+/** The newest root checkpoint of the run's thread, in a statement updating `runs`. */
+const NEWEST_CHECKPOINT = `(SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = '')`;
 const CLAIM_SET = `status = 'running', lease_owner = $1,
   lease_expires_at = now() + make_interval(secs => $2), started_at = coalesce(started_at, now()), updated_at = now(),
   -- where the thread stood when the run first started ('' = no checkpoint): rollback and resume start here
-  start_checkpoint_id = coalesce(start_checkpoint_id,
-    (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = runs.thread_id::text AND checkpoint_ns = ''), '')`;
+  start_checkpoint_id = coalesce(start_checkpoint_id, ${NEWEST_CHECKPOINT}, '')`;
 /** What a claim returns: the run, and where an earlier attempt of it got to. */
 const CLAIM_RETURNING = `${CLAIM_COLUMNS},
   -- this run's own newest checkpoint from an earlier attempt: checkpoints record the run that
@@ -198,6 +200,9 @@ export class RunStore {
     private readonly usePrepared = false,
     private readonly threadTtlMinutes: number | null = null,
   ) {}
+
+  /** The finish statement's text: without held checkpoints (""), and with them by the saver's schema. */
+  private readonly finishTexts: Record<string, string> = {};
 
   private q(name: string, text: string, values: unknown[]): pg.QueryConfig {
     return prepared(this.usePrepared, `berth_runs_${name}`, text, values);
@@ -503,8 +508,13 @@ export class RunStore {
     handoff?: { leaseSeconds: number };
     /** The run's last block of stream events (queue/emitter.ts `takeFinal`), stored with its end. */
     events?: EventBlock;
+    /**
+     * The run's checkpoint writes not yet committed (checkpoint-write-behind.ts): stored with its
+     * end, atomically, and not at all when the run is no longer this worker's.
+     */
+    checkpoints?: { schema: string; writes: CheckpointWrite[] };
   }): Promise<FinishResult | undefined> {
-    // One statement (one round trip, atomic): end the run if this worker still owns it, update its
+    // One statement (one round trip, atomic): store the run's last checkpoints, end the run if this worker still owns it, update its
     // thread (busy while other runs wait in its queue), and claim the head of that queue.
     //
     // The claim sees the table as it was before this statement (one snapshot), where the ended
@@ -518,16 +528,17 @@ export class RunStore {
     // thread row, which this statement waits for and then updates in its latest version: a thread
     // row newer than the snapshot's (`raced`) keeps its status, and the caller settles the thread
     // with `settleThread` once this has committed.
-    const { rows } = await this.pool.query<
-      Record<string, unknown> & { finished_run_id: string; more_pending: boolean; thread_raced: boolean | null; run_id: string | null }
-    >(
-      this.q(
-        "finish",
+    type Row = Record<string, unknown> & { finished_run_id: string; more_pending: boolean; thread_raced: boolean | null; run_id: string | null };
+    const held = args.checkpoints?.writes.length ? args.checkpoints : undefined;
+    // With checkpoint writes held back (checkpoint-write-behind.ts), the same statement stores them
+    // first, only if the run is still this worker's; the claim of the thread's next run cannot see
+    // them (one snapshot), so it is told the newest ($14).
+    const text = (this.finishTexts[held?.schema ?? ""] ??=
         `WITH ended AS (
          UPDATE runs SET status = $4, error = $5, ended_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          WHERE run_id = $3 AND lease_owner = $1 AND status = 'running'
          RETURNING run_id, thread_id
-       ), events AS (
+       )${held ? `, ${batchCtes(held.schema, 15, "EXISTS (SELECT 1 FROM ended)")}` : ""}, events AS (
          INSERT INTO run_events (run_id, seq, first_seq, event, data)
          SELECT run_id, $11, $12, '', $13 FROM ended WHERE $13::text IS NOT NULL
          ON CONFLICT DO NOTHING
@@ -547,7 +558,7 @@ export class RunStore {
        ), next AS (
          -- the head of the thread's queue, if it may start now (a delayed head keeps the rest
          -- waiting); this worker starts it at once, so its attempt is counted here
-         UPDATE runs SET ${CLAIM_SET}, attempt = attempt + 1
+         UPDATE runs SET ${held ? CLAIM_SET.replace(NEWEST_CHECKPOINT, `greatest(${NEWEST_CHECKPOINT}, $14::text)`) : CLAIM_SET}, attempt = attempt + 1
          WHERE $10::boolean AND run_id = (
            SELECT r.run_id FROM runs r
            WHERE r.thread_id = (SELECT thread_id FROM ended) AND r.status = 'pending' AND r.run_id <> $3
@@ -562,24 +573,27 @@ export class RunStore {
            AND (thread_id <> $6 OR NOT EXISTS (SELECT 1 FROM next))) AS more_pending,
          (SELECT raced FROM thread) AS thread_raced,
          next.*
-       FROM ended LEFT JOIN next ON true`,
-        [
-          args.owner,
-          args.handoff?.leaseSeconds ?? 0,
-          args.runId,
-          args.status,
-          args.error === undefined ? null : JSON.stringify(args.error),
-          args.threadId,
-          args.stateHasInterrupts,
-          args.threadValuesJson ?? null,
-          args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
-          Boolean(args.handoff),
-          args.events?.lastSeq ?? null,
-          args.events?.firstSeq ?? null,
-          args.events?.data ?? null,
-        ],
-      ),
-    );
+       FROM ended LEFT JOIN next ON true`);
+    const values: unknown[] = [
+      args.owner,
+      args.handoff?.leaseSeconds ?? 0,
+      args.runId,
+      args.status,
+      args.error === undefined ? null : JSON.stringify(args.error),
+      args.threadId,
+      args.stateHasInterrupts,
+      args.threadValuesJson ?? null,
+      args.threadInterrupts === undefined ? null : JSON.stringify(args.threadInterrupts),
+      Boolean(args.handoff),
+      args.events?.lastSeq ?? null,
+      args.events?.firstSeq ?? null,
+      args.events?.data ?? null,
+    ];
+    if (held) {
+      const batch = batchValues(held.writes);
+      values.push(batch.newestRootId, ...batch.values);
+    }
+    const { rows } = await this.pool.query<Row>(this.q(held ? "finish_ckpt" : "finish", text, values));
     const row = rows[0];
     if (!row) return undefined;
     const raced = row.thread_raced === true;
