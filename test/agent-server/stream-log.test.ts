@@ -109,6 +109,29 @@ describeBackends("stream log", (backend) => {
     expect(replay).toEqual(live);
   }, 120_000);
 
+  it("runs executing at once store fewer blocks each, the more of them there are; every event is still replayed", async () => {
+    server = await startTestServer(backend);
+    const RUNS = 10;
+    const TOKENS = 40;
+    const created = await Promise.all(Array.from({ length: RUNS }, () => createTokenRun(server!.url, TOKENS, 10)));
+    const live = await Promise.all(created.map(({ threadId, runId }) => readStream(streamUrl(server!.url, threadId, runId), "-1")));
+    for (const events of live) expect(tokenTexts(events)).toEqual(expectedTokens(TOKENS));
+    const { rows } = await server.handle.ctx.pool.query<{ blocks: number; ms: number }>(
+      `SELECT (SELECT count(*) FROM run_events e WHERE e.run_id = r.run_id)::int AS blocks,
+         (extract(epoch FROM r.ended_at - r.started_at) * 1000)::float8 AS ms
+       FROM runs r WHERE r.run_id = ANY($1::uuid[])`,
+      [created.map((c) => c.runId)],
+    );
+    const blocks = rows.reduce((n, r) => n + r.blocks, 0);
+    const ms = rows.reduce((n, r) => n + r.ms, 0);
+    // A run alone stores a block per 50 ms it runs (and one with its end); ten at once store one
+    // per ~500 ms each (the process about one per 50 ms). A third of the solo rate leaves room for
+    // runs that start or end while fewer others run.
+    expect(blocks).toBeLessThan(RUNS + ms / 50 / 3);
+    // what was stored late is stored whole: a replay equals what the live reader got
+    for (const [i, { threadId, runId }] of created.entries()) expect(await readStream(streamUrl(server.url, threadId, runId), "-1")).toEqual(live[i]);
+  }, 120_000);
+
   it("past the run's budget, token events are not stored and a marker takes their place; live readers get them all", async () => {
     server = await startTestServer(backend, { streamEventBudgetBytes: 2048 });
     const N = 400;

@@ -11,10 +11,21 @@
  *   much CPU as the tokens themselves, while a model streaming over the network (a gap between
  *   tokens) still has each token sent the moment it arrives;
  * - for storage: one writer at a time stores everything queued so far as one block row
- *   (storage/events.ts), lingering `lingerMs` first so a slow trickle of tokens still makes few
- *   rows; after each write a `stored` message says how far the log now reaches. A reader that
- *   needs an event it did not get live (it joined late, or the payload was too large for the bus)
- *   waits for that message, then reads the log.
+ *   (storage/events.ts), lingering first so a slow trickle of tokens still makes few rows; after
+ *   each write a `stored` message says how far the log now reaches. A reader that needs an event
+ *   it did not get live (it joined late, or the payload was too large for the bus) waits for that
+ *   message, then reads the log.
+ *
+ * How long a block lingers: `lingerMs` (50 ms) times the number of runs in this process with
+ * events waiting to be stored, up to MAX_LINGER_MS, so the process as a whole stores about one
+ * block per `lingerMs` however many runs it executes. Each block is a row, a statement and a
+ * commit: with a fixed 20 ms, ten runs at once of ~300 ms each stored a block 20 ms in and
+ * another with their end; now mostly only the one with their end. Nobody waits on those blocks
+ * meanwhile: readers in this process take unstored events from memory (runs/unstored.ts), and a
+ * reader in another process asks for the run's events (`remoteReader`), which stores what is
+ * queued at once and, from then on, lingers `lingerMs` only. What the longer linger risks is the events of the last MAX_LINGER_MS of an
+ * attempt whose process dies (the retried attempt numbers its events past them: see
+ * storage/events.ts); the memory it holds is bounded by MAX_BLOCK_BYTES.
  *
  * `flush` sends and stores everything emitted so far (the worker flushes before it marks the run
  * ended, so `done` always follows every event and the log is complete when it does).
@@ -35,11 +46,18 @@ const MAX_SEND_EVERY_MS = 16;
 const SEND_BYTES = 64 * 1024;
 /** A block is written early once this much is queued. */
 const MAX_BLOCK_BYTES = 256 * 1024;
+/** The longest a queued event waits to be stored (ms), however many runs store at once (unless `lingerMs` is longer). */
+const MAX_LINGER_MS = 1000;
+/** The runs in this process with events queued for storage (lingering or being written). */
+const storing = new Set<RunEmitter>();
 
 export interface RunEmitterOptions {
   /** An earlier attempt of the run executed: it may have announced events it never stored. */
   retried?: boolean;
-  /** How long queued events wait for more before they are stored (ms). */
+  /**
+   * How long queued events wait for more before they are stored (ms), per run storing events in
+   * this process (see the header).
+   */
   lingerMs?: number;
 }
 
@@ -84,7 +102,7 @@ export class RunEmitter {
     this.firstSeq = firstSeq;
     this.seq = this.startSeq = options.retried ? firstSeq + RETRY_SEQ_GAP : firstSeq;
     this.writer = events.writer(runId, firstSeq);
-    this.lingerMs = options.lingerMs ?? 20;
+    this.lingerMs = options.lingerMs ?? 50;
     this.remote = takeRemoteReader(runId);
     this.unregister = registerUnstored(runId, {
       unstored: () => (this.inFlight.length ? [...this.inFlight, ...this.queue] : this.queue),
@@ -135,6 +153,8 @@ export class RunEmitter {
     this.remote = true;
     const through = this.writer.unstoredFrom - 1;
     if (through >= 0) this.publish(JSON.stringify({ type: "stored", through } satisfies StoredMessage));
+    // What it missed and is still queued is stored now, not after a linger grown for throughput.
+    this.startWrite();
   }
 
   /** One `events` message per turn (split only where the carrier's message size demands it). */
@@ -176,9 +196,16 @@ export class RunEmitter {
   }
 
   private schedulePersist(): void {
-    if (this.writing || this.failure || this.queue.length === 0) return;
+    if (this.failure || this.queue.length === 0) {
+      if (!this.writing) storing.delete(this);
+      return;
+    }
+    storing.add(this);
+    if (this.writing) return;
     if (this.queuedBytes >= MAX_BLOCK_BYTES) return this.startWrite();
-    this.linger ??= setTimeout(() => this.startWrite(), this.lingerMs);
+    // (a reader elsewhere may be waiting for the log: see the header)
+    const ms = this.remote ? this.lingerMs : Math.min(Math.max(MAX_LINGER_MS, this.lingerMs), this.lingerMs * storing.size);
+    this.linger ??= setTimeout(() => this.startWrite(), ms);
   }
 
   private startWrite(): void {
@@ -234,6 +261,7 @@ export class RunEmitter {
     await this.settle().catch(() => undefined);
     if (this.linger) clearTimeout(this.linger);
     this.linger = undefined;
+    storing.delete(this);
     if (this.failure || this.queue.length === 0) return undefined;
     const block = this.writer.encode(this.queue);
     this.inFlight = this.queue;
