@@ -69,14 +69,17 @@ async function startPgliteThread(dataDir: string, listenPath: string): Promise<P
       listenPath,
       pglitePath: require.resolve("@electric-sql/pglite"),
       pgvectorPath: require.resolve("@electric-sql/pglite-pgvector"),
-      // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
-      // buffers) nearly double the process's memory for no gain at this scale.
       debug: process.env.BERTH_PGLITE_DEBUG === "1",
       // statements keep their plans across calls (embedded-thread.ts); 0 turns it off, to compare
       planCache: process.env.BERTH_PGLITE_PLAN_CACHE !== "0",
       // Liftoff-only WASM code (embedded-thread.ts): ~80 MB less idle RSS, same runs/s; 0 turns it off
       liftoffOnly: process.env.BERTH_PGLITE_LIFTOFF_ONLY !== "0",
-      conf: ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
+      // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
+      // buffers) nearly double the process's memory for no gain at this scale. PGlite touches the
+      // whole buffer pool when it opens (its WASM memory's resident part is ~14 MB + shared_buffers),
+      // so every MB here is a MB of idle RSS: 16 MB → 4 MB took 12 MB off it (issue 16). A page not
+      // in the pool is a read of the data file, which the OS page cache answers.
+      conf: ["shared_buffers=4MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
     },
   });
   // The database thread must not keep the process alive on its own; close() ends it.
