@@ -6,22 +6,13 @@
  * rounds on one connection; the backend's CPU from /proc (Postgres must run on this machine).
  * Usage: node --import tsx bench/checkpoint-batch.ts [N=1000] [ROUNDS=4]
  */
-import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createDb } from "./lib.js";
-import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
+import { checkpointBackend } from "./lib.js";
 import { putCheckpointStatement, putWritesStatement, type BlobRow, type WriteRow } from "../src/agent-server/checkpoint-writes.js";
 import { batchStatementText, batchValues, type CheckpointWrite } from "../src/agent-server/checkpoint-batch.js";
 const n = Number(process.argv[2] ?? 1000), rounds = Number(process.argv[3] ?? 4);
-const db = await createDb("postgres");
-const setup = new pg.Pool({ connectionString: db.uri });
-await new BerthPostgresSaver(setup).setup();
-await setup.end();
-const c = new pg.Client({ connectionString: db.uri });
-await c.connect();
-const pid = (await c.query<{ p: number }>("SELECT pg_backend_pid() AS p")).rows[0]!.p;
-const ticks = () => { const s = fs.readFileSync(`/proc/${pid}/stat`, "utf8"); const f = s.slice(s.lastIndexOf(")") + 2).split(" "); return Number(f[11]) + Number(f[12]); };
+const { db, client: c, ticks } = await checkpointBackend();
 const msg = Buffer.from(JSON.stringify([{ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "hello there", id: randomUUID() } }]));
 function writesFor(t: string): CheckpointWrite[] {
   const out: CheckpointWrite[] = [];

@@ -5,28 +5,14 @@
  * backend's CPU from /proc (Postgres must run on this machine) and this process's CPU.
  * Usage: node --import tsx bench/checkpoint-statements.ts [N=3000] [ROUNDS=6]
  */
-import fs from "node:fs";
 import os from "node:os";
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { createDb } from "./lib.js";
-import { BerthPostgresSaver } from "../src/agent-server/checkpointer.js";
+import { checkpointBackend } from "./lib.js";
 import { putCheckpointStatement, putWritesStatement } from "../src/agent-server/checkpoint-writes.js";
 
 const n = Number(process.argv[2] ?? 3000);
 const rounds = Number(process.argv[3] ?? 6);
-const db = await createDb("postgres");
-const setup = new pg.Pool({ connectionString: db.uri });
-await new BerthPostgresSaver(setup).setup();
-await setup.end();
-const c = new pg.Client({ connectionString: db.uri });
-await c.connect();
-const pid = (await c.query<{ p: number }>("SELECT pg_backend_pid() AS p")).rows[0]!.p;
-const backendTicks = () => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(f[11]) + Number(f[12]);
-};
+const { db, client: c, ticks: backendTicks } = await checkpointBackend();
 const checkpoint = { v: 4, id: "x", ts: "now", channel_values: {}, channel_versions: { messages: "1" }, versions_seen: {} };
 for (let round = 0; round < rounds; round++) {
   for (const named of [false, true]) {

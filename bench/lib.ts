@@ -1,6 +1,7 @@
 /** Shared pieces of the benchmarks: percentiles, a concurrency pool, throwaway databases, a server process. */
 import { execSync, fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -160,6 +161,27 @@ export async function startServer(
 }
 
 /** A markdown-ish table; the last column (a note) is not padded. */
+/**
+ * A scratch Postgres database with the checkpointer's tables, one client on it, and that client's
+ * backend CPU in clock ticks (10 ms) read from /proc: Postgres must run on this machine. For the
+ * checkpoint-statement benches.
+ */
+export async function checkpointBackend() {
+  const db = await createDb("postgres");
+  const setup = new pg.Pool({ connectionString: db.uri });
+  await new BerthPostgresSaver(setup).setup();
+  await setup.end();
+  const client = new pg.Client({ connectionString: db.uri });
+  await client.connect();
+  const pid = (await client.query<{ p: number }>("SELECT pg_backend_pid() AS p")).rows[0]!.p;
+  const ticks = () => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(f[11]) + Number(f[12]);
+  };
+  return { db, client, ticks };
+}
+
 export function printTable(head: string[], rows: string[][]): void {
   const cols = head.length - 1;
   const width = head.slice(0, cols).map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));

@@ -312,10 +312,11 @@ export class QueueWorker {
       expectedLatest?.forgetLatest(run.thread_id);
     }
 
-    // A run that does not end here keeps the progress held back for it only when it is handed back.
-    if (holdsWrites && outcome.kind !== "completed" && outcome.kind !== "failed" && !(outcome.kind === "aborted" && (outcome.reason === "interrupt" || outcome.reason === "timeout"))) {
-      await saver!.releaseHeldWrites(run.thread_id, outcome.kind === "aborted" && outcome.reason === "shutdown");
-    }
+    // Outcomes recorded by the finish below, which commits the writes still held back with the run's
+    // end. A run that does not end here keeps them only when it is handed back (shutdown).
+    const endsHere =
+      outcome.kind === "completed" || outcome.kind === "failed" || (outcome.kind === "aborted" && (outcome.reason === "interrupt" || outcome.reason === "timeout"));
+    if (holdsWrites && !endsHere) await saver!.releaseHeldWrites(run.thread_id, outcome.kind === "aborted" && outcome.reason === "shutdown");
 
     if (outcome.kind === "database-lost") {
       // Nothing can be recorded while the database is away. Let go of the run: its lease lapses
