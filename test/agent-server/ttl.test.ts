@@ -264,6 +264,9 @@ describeBackends("TTL", (backend) => {
         config: { configurable: { delay_ms: 0, later_delay_ms: 60_000 } },
       });
       await eventually(async () => (await server.client.runs.get(t.thread_id, run.run_id)).status === "running", 30_000);
+      // The first step's checkpoints are held back briefly (checkpoint write-behind) before they are stored; wait
+      // until they are, so the count after the sweep says whether the sweep deleted them.
+      await eventually(async () => (await q.countOf("checkpoints", t.thread_id)) > 0, 30_000);
       await q.ageThread(t.thread_id);
       await server.handle.sweepExpired();
       expect((await server.client.threads.get(t.thread_id)).status).toBe("busy");
