@@ -9,6 +9,10 @@
  * The server's CPU is split between its main thread and its other threads. After a short warm-up
  * the others are mostly TurboFan compiling what the runs call (at 50 warm-up runs and N=300, a
  * quarter to a third of the server's CPU): WARMUP=1500 measures the steady state instead.
+ * "The busiest" of the other threads is, on PGlite, the embedded database's thread (its Postgres).
+ * The client's CPU per run is printed too: on a 2-core machine it shares the cores with the server,
+ * so server + client CPU per run bounds runs/s (2 cores / that). BERTH_PGLITE_STATS=1 makes the
+ * database thread print, every 2 s, its units' wait for the session and PGlite call times.
  * Usage: node --import tsx bench/agent-server-roundtrips.ts [postgres|pglite] [C=50] [N=300]
  * (PROF_DIR=dir adds --cpu-prof; JOBS=n sets N_JOBS_PER_WORKER; SETTLE_MS waits after warm-up;
  * WARMUP=n runs before the counters are reset (default 50); BENCH_SERVER_NODE_FLAGS="--flag …"
@@ -77,6 +81,8 @@ const backends0 = await backendTicks();
 child.kill("SIGUSR2"); // reset the counters
 await new Promise((r) => setTimeout(r, 100));
 const from = process.hrtime.bigint() / 1000n; // the profile's clock (µs): cpuprofile-top --window PROF_DIR/window.json
+// the client's CPU in the window: on a 2-core machine it shares the cores with the server
+const clientCpu0 = process.cpuUsage();
 let rps: number;
 if (process.env.ONE_THREAD === "1") {
   const t = threads[0]!.thread_id;
@@ -109,6 +115,7 @@ if (process.env.ONE_THREAD === "1") {
     console.log(`  start → end:      ${stat(runs)} (first 10: ${runs.slice(0, 10).join(" ")}; last 10: ${runs.slice(-10).join(" ")})`);
   }
 } else rps = await pool(n, conc, (i) => once(threads[i]!.thread_id, i));
+const clientCpu = process.cpuUsage(clientCpu0);
 if (process.env.PROF_DIR) fs.writeFileSync(path.join(process.env.PROF_DIR, "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
 let backendMs = 0;
 for (const [pid, ticks] of await backendTicks()) backendMs += (ticks - (backends0.get(pid) ?? 0)) * 10;
@@ -116,12 +123,13 @@ await stop();
 await db.drop();
 const lines = fs.readFileSync(countFile, "utf8").split("\n");
 fs.rmSync(countFile, { force: true });
-const m = /user (\d+) ms system (\d+) ms(?: main (\d+) ms other (\d+) ms)?/.exec(lines[0]!)!;
+const m = /user (\d+) ms system (\d+) ms(?: main (\d+) ms other (\d+) ms busiest (\d+) ms)?/.exec(lines[0]!)!;
 const [user, sys] = [Number(m[1]), Number(m[2])];
-const threadSplit = m[3] === undefined ? "" : `; main thread ${(Number(m[3]) / n).toFixed(2)}, other threads ${(Number(m[4]) / n).toFixed(2)}`;
+const threadSplit = m[3] === undefined ? "" : `; main thread ${(Number(m[3]) / n).toFixed(2)}, other threads ${(Number(m[4]) / n).toFixed(2)} (the busiest ${(Number(m[5]) / n).toFixed(2)})`;
 console.log(
   `${backend} c=${conc} n=${n}: ${rps.toFixed(1)} runs/s, load ${load0.toFixed(1)}->${os.loadavg()[0]!.toFixed(1)}, ` +
     `server CPU ${((user + sys) / n).toFixed(2)} ms/run (user ${(user / n).toFixed(2)}, sys ${(sys / n).toFixed(2)}${threadSplit})` +
+    `, client CPU ${((clientCpu.user + clientCpu.system) / 1000 / n).toFixed(2)} ms/run` +
     (db.uri ? `, Postgres backends ${(backendMs / n).toFixed(2)} ms/run` : ""),
 );
 for (const l of lines.slice(1).filter(Boolean)) {

@@ -226,7 +226,7 @@ class Session {
 
   run(conn, bytes) {
     return new Promise((resolve, reject) => {
-      this.queue.push({ conn, bytes, resolve, reject });
+      this.queue.push({ conn, bytes, resolve, reject, at: stats ? performance.now() : 0 });
       void this.pump();
     });
   }
@@ -251,8 +251,10 @@ class Session {
         const unit = this.queue.splice(i, 1)[0];
         const { bytes, fresh } = this.plans ? this.plans.rewrite(unit.conn, unit.bytes) : { bytes: unit.bytes, fresh: [] };
         let reply;
+        const t0 = stats ? performance.now() : 0;
         try {
           reply = await this.exec(bytes);
+          if (stats) stats.unit(t0 - unit.at, performance.now() - t0, this.queue.length);
         } catch (err) {
           // Not a database error (those are answers): the connection is closed, and release()
           // rolls back whatever it left open.
@@ -293,6 +295,25 @@ class Session {
     void this.pump();
   }
 }
+
+/**
+ * BERTH_PGLITE_STATS=1: every 2 s with units run, a line on stderr: units run, their mean wait in
+ * the queue (for the session) and mean PGlite call, and the share of the time PGlite was running
+ * one (bench/agent-server-roundtrips.ts reads them to see where a statement's time goes).
+ */
+const stats = workerData.stats ? (() => {
+  let units = 0, wait = 0, exec = 0, queued = 0;
+  let since = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (units) {
+      console.error(\`[pglite stats] \${units} units in \${((now - since) / 1000).toFixed(1)} s: wait \${(wait / units).toFixed(2)} ms, call \${(exec / units).toFixed(2)} ms, queue \${(queued / units).toFixed(1)} behind, PGlite busy \${(100 * exec / (now - since)).toFixed(0)} %\`);
+    }
+    units = wait = exec = queued = 0;
+    since = now;
+  }, 2000).unref();
+  return { unit(w, e, q) { units++; wait += w; exec += e; queued += q; } };
+})() : null;
 
 let connections = 0;
 function serve(session, socket) {

@@ -70,6 +70,8 @@ async function startPgliteThread(dataDir: string, listenPath: string): Promise<P
       pglitePath: require.resolve("@electric-sql/pglite"),
       pgvectorPath: require.resolve("@electric-sql/pglite-pgvector"),
       debug: process.env.BERTH_PGLITE_DEBUG === "1",
+      // every 2 s under load: units run, their wait for the session, PGlite call time (embedded-thread.ts)
+      stats: process.env.BERTH_PGLITE_STATS === "1",
       // statements keep their plans across calls (embedded-thread.ts); 0 turns it off, to compare
       planCache: process.env.BERTH_PGLITE_PLAN_CACHE !== "0",
       // Liftoff-only WASM code (embedded-thread.ts): ~80 MB less idle RSS, same runs/s; 0 turns it off
