@@ -17,7 +17,13 @@
  * the client uses fetch.
  * Usage: node --import tsx bench/agent-server.ts   (BENCH_BACKENDS=pglite,postgres  BENCH_N=200
  * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison that judges the c=1 overhead, the c=50 share and
- * one thread's queue; BENCH_C50_ROUNDS is its older name)
+ * one thread's queue; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
+ * server and floor have each run ~700 runs: both are warm.
+ * BENCH_WARMUP=20: runs before the one-shot c=1 latency, floor and server alike. After 20 the server is
+ * still compiling its hot code: in bench/agent-server-roundtrips.ts its threads other than the
+ * main one use 2.4-3.6 ms of CPU per run over the next 300 runs and 0.5 once 1,500 have run, on a
+ * 2-core machine where the client and Postgres need the cores too. BENCH_WARMUP=600 measures a
+ * warm server, as one that has been up a while is.)
  */
 import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
@@ -27,12 +33,14 @@ import { BACKENDS, N, buildDist, createDb, floorChat, getOnce, input, pool, post
 
 /** Runs enqueued on one thread (issue 16: within 1.2× of the same runs invoked one after another). */
 const ONE_THREAD_RUNS = 100;
+/** Runs before the c=1 latency is measured, for the floor and the server (see the header). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 
 // ---- the floor: in-process graph + checkpointer ------------------------------------------------
 async function floor(backend: "pglite" | "postgres") {
   // (the example agent on its offline model: the benchmark measures Berth, not a model provider)
   const { once, close } = await floorChat(backend);
-  for (let i = 0; i < 20; i++) await once(i); // warm-up
+  for (let i = 0; i < WARMUP; i++) await once(i); // warm-up
   const lat: number[] = [];
   for (let i = 0; i < N; i++) {
     const t0 = performance.now();
@@ -60,7 +68,7 @@ async function createAndJoin(url: string, threadId: string, i: number): Promise<
 
 /** What the client sees of a server: latency at c=1, throughput at c=10 and c=50, one thread's queue. */
 async function measure(url: string) {
-  for (let i = 0; i < 20; i++) await createAndJoin(url, await createThread(url), i); // warm-up
+  for (let i = 0; i < WARMUP; i++) await createAndJoin(url, await createThread(url), i); // warm-up
   const threads = await Promise.all(Array.from({ length: N }, () => createThread(url)));
   const lat: number[] = [];
   for (let i = 0; i < N; i++) {

@@ -19,7 +19,7 @@
  * heartbeats could not reach the database) must not add checkpoints to a thread another worker
  * now owns.
  */
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { WRITES_IDX_MAP, type Checkpoint, type CheckpointTuple, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
@@ -348,6 +348,23 @@ export class BerthPostgresSaver extends PostgresSaver {
     let n = 0;
     if (typeof raw === "number") n = raw;
     else if (typeof raw === "string") n = Number.parseInt(raw.split(".")[0]!, 10) || 0;
-    return `${String(n + 1).padStart(32, "0")}.${randomBytes(8).toString("hex")}` as unknown as number;
+    return `${String(n + 1).padStart(32, "0")}.${randomHex16()}` as unknown as number;
   }
+}
+
+/**
+ * 8 random bytes as 16 hex digits, from a pool filled 256 suffixes at a time: a run takes one per
+ * channel version it writes, and `randomBytes(8)` each time cost about 4 µs (a call into the
+ * binding and OpenSSL) where a slice of the pool costs 0.1 µs. Same source, same format.
+ */
+const RANDOM_POOL = Buffer.allocUnsafe(8 * 256);
+let randomAt = RANDOM_POOL.length;
+function randomHex16(): string {
+  if (randomAt === RANDOM_POOL.length) {
+    randomFillSync(RANDOM_POOL);
+    randomAt = 0;
+  }
+  const hex = RANDOM_POOL.toString("hex", randomAt, randomAt + 8);
+  randomAt += 8;
+  return hex;
 }
