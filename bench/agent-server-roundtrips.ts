@@ -33,6 +33,8 @@ const conc = Number(process.argv[3] ?? 50);
 const n = Number(process.argv[4] ?? 300);
 const countFile = path.join(os.tmpdir(), `berth-roundtrips-${process.pid}.txt`);
 const db = await createDb(backend);
+// (created up front: node writes the profile there at exit, and window.json is written before the stop)
+if (process.env.PROF_DIR) fs.mkdirSync(process.env.PROF_DIR, { recursive: true });
 const execArgv = [...(process.env.BENCH_SERVER_NODE_FLAGS ? process.env.BENCH_SERVER_NODE_FLAGS.split(" ") : []), ...(process.env.EXTRA_PRELOAD ? ["--import", process.env.EXTRA_PRELOAD] : []), "--import", path.join(ROOT, "bench/count-preload.mjs"), ...(process.env.PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROF_DIR] : [])];
 const { child, ready, stop } = await forkBerth<{ url: string }>(["serve", "--config", CONFIG, "--port", "0"], {
   env: {
