@@ -8,19 +8,13 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { BACKENDS, N, buildDist, createDb, input, startServer, summary } from "./lib.js";
+import { BACKENDS, N, buildDist, createDb, input, sequential, startServer, summary } from "./lib.js";
 
 process.env.BERTH_CHAT_MODEL = "echo";
 
 async function timed(n: number, once: (i: number) => Promise<void>): Promise<number[]> {
   for (let i = 0; i < 20; i++) await once(i); // warm-up
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await once(i);
-    out.push(performance.now() - t0);
-  }
-  return out;
+  return sequential(n, once);
 }
 
 const postJson = async (url: string, body: unknown) => {

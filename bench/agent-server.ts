@@ -29,7 +29,7 @@ import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { BACKENDS, N, buildDist, createDb, floorChat, getOnce, input, pool, post, printTable, rssMb, startServer, summary } from "./lib.js";
+import { BACKENDS, N, buildDist, createDb, floorChat, getOnce, input, pool, post, printTable, rssMb, sequential, startServer, summary } from "./lib.js";
 
 /** Runs enqueued on one thread (issue 16: within 1.2× of the same runs invoked one after another). */
 const ONE_THREAD_RUNS = 100;
@@ -41,12 +41,7 @@ async function floor(backend: "pglite" | "postgres") {
   // (the example agent on its offline model: the benchmark measures Berth, not a model provider)
   const { once, close } = await floorChat(backend);
   for (let i = 0; i < WARMUP; i++) await once(i); // warm-up
-  const lat: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const t0 = performance.now();
-    await once(i);
-    lat.push(performance.now() - t0);
-  }
+  const lat = await sequential(N, once);
   const c10 = await pool(N, 10, once);
   const c50 = await pool(N, 50, once);
   const oneThread = randomUUID();
@@ -70,12 +65,7 @@ async function createAndJoin(url: string, threadId: string, i: number): Promise<
 async function measure(url: string) {
   for (let i = 0; i < WARMUP; i++) await createAndJoin(url, await createThread(url), i); // warm-up
   const threads = await Promise.all(Array.from({ length: N }, () => createThread(url)));
-  const lat: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const t0 = performance.now();
-    await createAndJoin(url, threads[i]!, i);
-    lat.push(performance.now() - t0);
-  }
+  const lat = await sequential(N, (i) => createAndJoin(url, threads[i]!, i));
   const threads10 = await Promise.all(Array.from({ length: N }, () => createThread(url)));
   const c10 = await pool(N, 10, (i) => createAndJoin(url, threads10[i]!, i));
   const threads50 = await Promise.all(Array.from({ length: N }, () => createThread(url)));
@@ -89,17 +79,6 @@ async function measure(url: string) {
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? process.env.BENCH_C50_ROUNDS ?? 5);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** The floor's and Berth's c=1 latencies, the same N run ids, one after another. */
-async function c1Latencies(run: (i: number) => Promise<unknown>): Promise<number[]> {
-  const lat: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const t0 = performance.now();
-    await run(i);
-    lat.push(performance.now() - t0);
-  }
-  return lat;
-}
 
 /** 100 runs on one thread at Berth: created at once (enqueue), then joined in order. */
 async function oneThreadMs(url: string): Promise<number> {
@@ -128,9 +107,9 @@ async function interleaved(url: string, floorOnce: (i: number, threadId?: string
   const shares: number[] = [];
   const oneRatios: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const fl1 = await c1Latencies((i) => floorOnce(i));
+    const fl1 = await sequential(N, (i) => floorOnce(i));
     const threads1 = await Promise.all(Array.from({ length: N }, () => createThread(url)));
-    const sv1 = await c1Latencies((i) => createAndJoin(url, threads1[i]!, i));
+    const sv1 = await sequential(N, (i) => createAndJoin(url, threads1[i]!, i));
     overheads.push(median(sv1) - median(fl1));
 
     const fl = await pool(N, 50, (i) => floorOnce(i));

@@ -32,6 +32,16 @@ export function summary(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
   return { p50: pct(s, 50), p99: pct(s, 99) };
 }
+/** The latency (ms) of each of `n` calls of `task`, one after another. */
+export async function sequential(n: number, task: (i: number) => Promise<unknown>): Promise<number[]> {
+  const lat: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await task(i);
+    lat.push(performance.now() - t0);
+  }
+  return lat;
+}
 export async function pool<T>(n: number, concurrency: number, task: (i: number) => Promise<T>): Promise<number> {
   let next = 0;
   const t0 = performance.now();
