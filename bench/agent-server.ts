@@ -29,7 +29,7 @@ import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { BACKENDS, N, buildDist, createDb, floorChat, getOnce, input, pool, post, printTable, rssMb, sequential, startServer, summary } from "./lib.js";
+import { BACKENDS, N, buildDist, createDb, floorChat, getOnce, input, median, pool, post, printTable, rssMb, sequential, startServer, summary } from "./lib.js";
 
 /** Runs enqueued on one thread (issue 16: within 1.2× of the same runs invoked one after another). */
 const ONE_THREAD_RUNS = 100;
@@ -44,11 +44,16 @@ async function floor(backend: "pglite" | "postgres") {
   const lat = await sequential(N, once);
   const c10 = await pool(N, 10, once);
   const c50 = await pool(N, 50, once);
-  const oneThread = randomUUID();
-  const t0 = performance.now();
-  for (let i = 0; i < ONE_THREAD_RUNS; i++) await once(i, oneThread);
-  const oneThreadMs = performance.now() - t0;
+  const oneThreadMs = await floorOneThreadMs(once);
   return { latency: summary(lat), c10, c50, oneThreadMs, once, close };
+}
+
+/** The floor's one thread: the same runs invoked on one thread, one after another. */
+async function floorOneThreadMs(once: (i: number, threadId: string) => Promise<unknown>): Promise<number> {
+  const thread = randomUUID();
+  const t0 = performance.now();
+  for (let i = 0; i < ONE_THREAD_RUNS; i++) await once(i, thread);
+  return performance.now() - t0;
 }
 
 async function createThread(url: string): Promise<string> {
@@ -77,8 +82,6 @@ async function measure(url: string) {
 
 /** Rounds of the alternating floor/Berth comparison that judges issue 16's targets (see `interleaved`). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? process.env.BENCH_C50_ROUNDS ?? 5);
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** 100 runs on one thread at Berth: created at once (enqueue), then joined in order. */
 async function oneThreadMs(url: string): Promise<number> {
@@ -117,10 +120,7 @@ async function interleaved(url: string, floorOnce: (i: number, threadId?: string
     const sv = await pool(N, 50, (i) => createAndJoin(url, threads[i]!, i));
     shares.push(sv / fl);
 
-    const floorThread = randomUUID();
-    const t0 = performance.now();
-    for (let i = 0; i < ONE_THREAD_RUNS; i++) await floorOnce(i, floorThread);
-    const flOne = performance.now() - t0;
+    const flOne = await floorOneThreadMs(floorOnce);
     oneRatios.push((await oneThreadMs(url)) / flOne);
   }
   return {

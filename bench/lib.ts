@@ -32,6 +32,8 @@ export function summary(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
   return { p50: pct(s, 50), p99: pct(s, 99) };
 }
+/** The middle sample (the upper one of an even count), as `summary`'s p50. */
+export const median = (samples: number[]) => summary(samples).p50;
 /** The latency (ms) of each of `n` calls of `task`, one after another. */
 export async function sequential(n: number, task: (i: number) => Promise<unknown>): Promise<number[]> {
   const lat: number[] = [];
@@ -170,7 +172,6 @@ export async function startServer(
   return { url: ready.url, child, stop };
 }
 
-/** A markdown-ish table; the last column (a note) is not padded. */
 /**
  * A scratch Postgres database with the checkpointer's tables, one client on it, and that client's
  * backend CPU in clock ticks (10 ms) read from /proc: Postgres must run on this machine. For the
@@ -192,6 +193,7 @@ export async function checkpointBackend() {
   return { db, client, ticks };
 }
 
+/** A markdown-ish table; the last column (a note) is not padded. */
 export function printTable(head: string[], rows: string[][]): void {
   const cols = head.length - 1;
   const width = head.slice(0, cols).map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));
