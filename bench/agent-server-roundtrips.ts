@@ -26,7 +26,7 @@ import pg from "pg";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CONFIG, ROOT, createDb, forkBerth, input, pool, post } from "./lib.js";
+import { CONFIG, ROOT, backendMsSince, backendTicks, createDb, forkBerth, input, pool, post } from "./lib.js";
 
 const backend = (process.argv[2] ?? "postgres") as "postgres" | "pglite";
 const conc = Number(process.argv[3] ?? 50);
@@ -60,26 +60,7 @@ await pool(warmRuns, Math.min(conc, 10), (i) => once(warm[i]!.thread_id, i));
 await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 3000)));
 const threads = await Promise.all(Array.from({ length: n }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
 const load0 = os.loadavg()[0]!;
-/** CPU ticks (1/100 s) of the database's backends, by pid (Postgres on this machine; none on PGlite). */
-async function backendTicks(): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (!db.uri) return out;
-  const c = new pg.Client({ connectionString: db.uri });
-  await c.connect();
-  const { rows } = await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-  await c.end();
-  for (const { pid } of rows) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(pid, Number(f[11]) + Number(f[12]));
-    } catch {
-      // not on this machine, or gone
-    }
-  }
-  return out;
-}
-const backends0 = await backendTicks();
+const backends0 = await backendTicks(db.uri);
 child.kill("SIGUSR2"); // reset the counters
 await new Promise((r) => setTimeout(r, 100));
 const from = process.hrtime.bigint() / 1000n; // the profile's clock (µs): cpuprofile-top --window PROF_DIR/window.json
@@ -119,8 +100,7 @@ if (process.env.ONE_THREAD === "1") {
 } else rps = await pool(n, conc, (i) => once(threads[i]!.thread_id, i));
 const clientCpu = process.cpuUsage(clientCpu0);
 if (process.env.PROF_DIR) fs.writeFileSync(path.join(process.env.PROF_DIR, "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
-let backendMs = 0;
-for (const [pid, ticks] of await backendTicks()) backendMs += (ticks - (backends0.get(pid) ?? 0)) * 10;
+const backendMs = backendMsSince(backends0, await backendTicks(db.uri));
 await stop();
 await db.drop();
 const lines = fs.readFileSync(countFile, "utf8").split("\n");

@@ -81,6 +81,35 @@ export async function createDb(backend: Backend, parent = os.tmpdir()): Promise<
   };
 }
 
+/**
+ * CPU ticks (1/100 s) of the database's backends, by pid: Postgres on this machine (none without
+ * `uri`, i.e. on PGlite, whose database runs inside the measured process). Read before and after a
+ * window; `backendMsSince` gives the CPU they used in it.
+ */
+export async function backendTicks(uri: string | undefined): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (!uri) return out;
+  const c = new pg.Client({ connectionString: uri });
+  await c.connect();
+  const { rows } = await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  await c.end();
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(pid, Number(f[11]) + Number(f[12]));
+    } catch {
+      // not on this machine, or gone
+    }
+  }
+  return out;
+}
+export function backendMsSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, ticks] of after) ms += (ticks - (before.get(pid) ?? 0)) * 10;
+  return ms;
+}
+
 // ---- the server ------------------------------------------------------------------------------
 /**
  * The agent server benches' floor: the example chat agent on its offline model, invoked in-process
@@ -102,7 +131,7 @@ export async function floorChat(backend: Backend) {
     await database.close();
     await db.drop();
   };
-  return { once, close };
+  return { once, close, uri: db.uri };
 }
 
 export interface Server {
