@@ -7,7 +7,7 @@
  * (run `make build` first: the server runs from dist/)
  */
 import { randomUUID } from "node:crypto";
-import { CONFIG, createDb, forkBerth, input, pool, post } from "./lib.js";
+import { CONFIG, createDb, forkBerth, getOnce, input, pool, post } from "./lib.js";
 
 const backend = (process.argv[2] ?? "pglite") as "postgres" | "pglite";
 const db = await createDb(backend);
@@ -25,14 +25,14 @@ const url = ready.url;
 const once = async (i: number) => {
   const t = (await post<{ thread_id: string }>(`${url}/threads`, {})).thread_id;
   const run = await post<{ run_id: string }>(`${url}/threads/${t}/runs`, { assistant_id: "chat", input: input(i) });
-  await (await fetch(`${url}/threads/${t}/runs/${run.run_id}/join`)).text();
+  await (await getOnce(`${url}/threads/${t}/runs/${run.run_id}/join`)).text();
 };
 await pool(50, 10, once); // warm-up
 if (process.env.PROF_ONE) {
   const one = (await post<{ thread_id: string }>(`${url}/threads`, {})).thread_id;
   const t0 = performance.now();
   const runs = await Promise.all(Array.from({ length: 100 }, (_, i) => post<{ run_id: string }>(`${url}/threads/${one}/runs`, { assistant_id: "chat", input: input(i) })));
-  for (const r of runs) await (await fetch(`${url}/threads/${one}/runs/${r.run_id}/join`)).text();
+  for (const r of runs) await (await getOnce(`${url}/threads/${one}/runs/${r.run_id}/join`)).text();
   console.log(`${backend}: 100 runs on one thread in ${(performance.now() - t0).toFixed(0)} ms`);
 } else {
   const rps = await pool(600, 50, once);

@@ -26,7 +26,7 @@ import pg from "pg";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CONFIG, ROOT, backendMsSince, backendTicks, createDb, forkBerth, input, pool, post } from "./lib.js";
+import { CONFIG, ROOT, backendMsSince, backendTicks, createDb, forkBerth, getOnce, input, pool, post } from "./lib.js";
 
 const backend = (process.argv[2] ?? "postgres") as "postgres" | "pglite";
 const conc = Number(process.argv[3] ?? 50);
@@ -52,7 +52,7 @@ const { child, ready, stop } = await forkBerth<{ url: string }>(["serve", "--con
 const url = ready.url;
 const once = async (t: string, i: number) => {
   const run = await post<{ run_id: string }>(`${url}/threads/${t}/runs`, { assistant_id: "chat", input: input(i) });
-  await (await fetch(`${url}/threads/${t}/runs/${run.run_id}/join`)).text();
+  await (await getOnce(`${url}/threads/${t}/runs/${run.run_id}/join`)).text();
 };
 const warmRuns = Number(process.env.WARMUP ?? 50);
 const warm = await Promise.all(Array.from({ length: warmRuns }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
@@ -73,7 +73,7 @@ if (process.env.ONE_THREAD === "1") {
   const runs = await Promise.all(
     Array.from({ length: n }, (_, i) => post<{ run_id: string }>(`${url}/threads/${t}/runs`, { assistant_id: "chat", input: input(i), multitask_strategy: "enqueue" })),
   );
-  for (const r of runs) await (await fetch(`${url}/threads/${t}/runs/${r.run_id}/join`)).text();
+  for (const r of runs) await (await getOnce(`${url}/threads/${t}/runs/${r.run_id}/join`)).text();
   rps = n / ((performance.now() - t0) / 1000);
   console.log(`one thread: ${n} runs in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
   if (db.uri) {

@@ -14,7 +14,7 @@
  * measures the peer too, and Berth's ratios to it are printed.
  *
  * The server runs as its own process (`berth serve` from a fresh dist/ build), as in production;
- * the client uses fetch.
+ * the client is bench/lib.ts's (node:http with keep-alive; BENCH_CLIENT=fetch for fetch), for Berth and the peer alike.
  * Usage: node --import tsx bench/agent-server.ts   (BENCH_BACKENDS=pglite,postgres  BENCH_N=200
  * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison that judges the c=1 overhead, the c=50 share and
  * one thread's queue; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
@@ -194,7 +194,7 @@ if (!process.env.BENCH_BERTH_BIN) buildDist();
 const f = (n: number, d = 1) => n.toFixed(d);
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
 console.log(`Berth agent server benchmark — N=${N} runs per figure, ${os.cpus().length} cores, node ${process.version}, load ${load()}`);
-console.log("(figures depend on machine load; the server is a separate process, the client uses fetch)\n");
+console.log(`(figures depend on machine load; the server is a separate process, the client uses ${process.env.BENCH_CLIENT ?? "http"})\n`);
 const peer = PEER_URL ? await measure(PEER_URL) : undefined;
 const peerCell = (v: number | undefined, d = 1) => (peer && v !== undefined ? f(v, d) : "");
 const vsPeer = (mine: number, theirs: number | undefined, higherIsBetter: boolean) =>

@@ -2,6 +2,7 @@
 import { execSync, fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -238,16 +239,56 @@ export async function rssMb(pid: number): Promise<number> {
 }
 
 /**
+ * The agent server benches' HTTP client. The client shares this 2-core machine with the server it
+ * measures, so its own CPU per request comes out of the server's throughput: fetch (undici) on
+ * Node 20 cost ~0.6 ms of CPU per request at c=50 (1.29 ms per create + join), node:http with a
+ * keep-alive agent ~0.2. A load generator on another machine costs the server nothing, so the
+ * default is the lean one; BENCH_CLIENT=fetch measures with fetch, as earlier figures were.
+ * Berth and the peer are always measured with the same client.
+ */
+const CLIENT = process.env.BENCH_CLIENT ?? "http";
+if (CLIENT !== "http" && CLIENT !== "fetch") throw new Error(`BENCH_CLIENT must be http or fetch, not ${CLIENT}`);
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+/** What the benches read of an answer (a subset of fetch's Response). */
+export interface Reply {
+  status: number;
+  ok: boolean;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+function send(method: "GET" | "POST", url: string, body?: string): Promise<Reply> {
+  if (CLIENT === "fetch") return fetch(url, body === undefined ? { method } : { method, headers: { "content-type": "application/json" }, body });
+  return new Promise((resolve, reject) => {
+    const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    const req = http.request(url, { method, agent: keepAlive, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", reject);
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = res.statusCode ?? 0;
+        resolve({ status, ok: status >= 200 && status < 300, text: async () => text, json: async () => JSON.parse(text) });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/**
  * GET that is tried again when the connection was reset: a server may close a kept-alive socket
  * just as the client reuses it (the LangGraph.js dev server does under load), and a GET is safe
  * to repeat. Anything else (an HTTP error status included) is the caller's.
  */
-export async function getOnce(url: string): Promise<Response> {
+export async function getOnce(url: string): Promise<Reply> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fetch(url);
+      return await send("GET", url);
     } catch (err) {
-      const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+      const e = err as { code?: string; cause?: { code?: string } };
+      const code = e.cause?.code ?? e.code;
       if (attempt >= 2 || (code !== "ECONNRESET" && code !== "UND_ERR_SOCKET")) throw err;
     }
   }
@@ -255,7 +296,7 @@ export async function getOnce(url: string): Promise<Response> {
 
 export const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 export async function post<T>(url: string, body: unknown): Promise<T> {
-  const res = await fetch(url, json(body));
+  const res = await send("POST", url, JSON.stringify(body));
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
