@@ -294,7 +294,6 @@ export async function getOnce(url: string): Promise<Reply> {
   }
 }
 
-export const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 export async function post<T>(url: string, body: unknown): Promise<T> {
   const res = await send("POST", url, JSON.stringify(body));
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
