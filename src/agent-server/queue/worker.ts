@@ -81,6 +81,18 @@ export class QueueWorker {
     return this.active.size + this.reserved === 0;
   }
 
+  /** When this worker last had runs queued behind it (a create found it full, a claim filled it). */
+  private fullAt = 0;
+
+  /**
+   * Whether runs have been queueing behind this worker lately (within a second): a run not
+   * executing here is then most likely waiting for a slot, even when one has just freed (the next
+   * claim fills it within milliseconds).
+   */
+  get backlogged(): boolean {
+    return performance.now() - this.fullAt < 1000;
+  }
+
   /** Whether this worker would take a runnable run now (it has a slot free). */
   get hasFreeSlot(): boolean {
     return !this.stopping && this.active.size + this.reserved < this.ctx.settings.jobsPerWorker;
@@ -92,7 +104,13 @@ export class QueueWorker {
    * with `adopt` (the run was started) or `unreserve` (it was queued, or creating it failed).
    */
   reserve(): { owner: string; leaseSeconds: number } | undefined {
-    if (this.stopping || this.active.size + this.reserved >= this.ctx.settings.jobsPerWorker) return undefined;
+    if (this.stopping) return undefined;
+    if (this.active.size + this.reserved >= this.ctx.settings.jobsPerWorker) {
+      // (slots merely promised to creates under way are not runs queueing: many runs created at
+      // once on one thread take them, and only the first runs)
+      if (this.active.size >= this.ctx.settings.jobsPerWorker) this.fullAt = performance.now();
+      return undefined;
+    }
     this.reserved++;
     return { owner: this.owner, leaseSeconds: this.ctx.settings.runLeaseSeconds };
   }
@@ -195,6 +213,7 @@ export class QueueWorker {
           for (const run of claimed) this.startRun(run);
           claimedAny ||= claimed.length > 0;
           if (claimed.length < free) break;
+          this.fullAt = performance.now();
         }
       } catch (err) {
         logger.error({ err }, "claiming runs failed; retrying");

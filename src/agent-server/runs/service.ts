@@ -370,18 +370,19 @@ export class RunService {
    * channel. The look pays when the run has ended (no subscription at all) and costs a query more
    * when it has not (the look, then the check once subscribed). At c=50 on Postgres + Redis, with
    * the look whenever the worker had a free slot, 333 of 405 looks found the run still pending (a
-   * slot frees for a moment before the next claim fills it): a query is several times the CPU of
-   * a Redis SUBSCRIBE + UNSUBSCRIBE (~0.3 ms with the Postgres backend's, against ~0.04 ms). So
-   * with Redis, look first only when this worker is idle (a run not executing on an idle worker
-   * has most likely ended); with the in-process bus never (subscribing costs nothing); with
-   * LISTEN/NOTIFY, whose subscriptions are statements themselves, when the worker has a free
-   * slot; without a worker (an API process), always.
+   * slot frees for a moment before the next claim fills it), while a query costs several times a
+   * Redis SUBSCRIBE + UNSUBSCRIBE (~0.3 ms with the Postgres backend's, against ~0.04 ms). So with
+   * Redis, not while runs queue behind this worker (`backlogged`); runs enqueued on one thread,
+   * joined one after another, do not fill it and are mostly found ended. With the in-process bus
+   * never (a subscription costs nothing); with LISTEN/NOTIFY, whose subscriptions are statements
+   * themselves, when the worker has a free slot; without a worker (an API process), always.
    */
   private looksFirst(): boolean {
     const kind = this.ctx.bus.kind;
     if (kind === "memory") return false;
-    if (!this.worker) return true;
-    return kind === "redis" ? this.worker.idle : this.worker.hasFreeSlot;
+    const w = this.worker;
+    if (!w) return true;
+    return kind === "redis" ? w.idle || (w.hasFreeSlot && !w.backlogged) : w.hasFreeSlot;
   }
 
   /** The answer of `/wait` and `/join` for an ended run. */
