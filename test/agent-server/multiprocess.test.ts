@@ -69,6 +69,41 @@ postgresOnly("several processes on one Postgres + Redis", () => {
     expect(texts(state.values.messages)).toEqual(received.flatMap((m) => [`human:${m}`, `ai:You said: ${m}`]));
   });
 
+  it("a join on a process whose worker is busy answers runs another process executes, as they end", async () => {
+    // The API process runs one run at a time; its slot is taken, so the runs below wait for a
+    // worker and the other process runs them. Its joins cannot count on its own worker telling
+    // them the end: they must hear it from the other process. (A heartbeat of 30 s makes a join's
+    // poll a 2 s one: an end heard only by polling would show in the timings.)
+    db = await createTestDatabase("postgres");
+    api = await startTestServer("postgres", { jobsPerWorker: 1, runLeaseSeconds: 2, heartbeatSeconds: 30 }, db);
+    const { client } = api;
+    await worker();
+    const busy = await client.threads.create();
+    const long = await client.runs.create(busy.thread_id, "slow", { input: userMessage("long"), config: { configurable: { delay_ms: 8_000 } } });
+    await eventually(async () => (await client.runs.get(busy.thread_id, long.run_id)).status === "running");
+
+    // still going when the join arrives
+    const t1 = await client.threads.create();
+    const r1 = await client.runs.create(t1.thread_id, "slow", { input: userMessage("one"), config: { configurable: { delay_ms: 300 } } });
+    const t0 = Date.now();
+    const joined = await client.runs.join(t1.thread_id, r1.run_id);
+    const took = Date.now() - t0;
+    expect(texts((joined as { messages: Msg[] }).messages)).toEqual(["human:one", "ai:You said: one"]);
+    expect(took).toBeLessThan(1_700);
+
+    // ended before the join arrives
+    const t2 = await client.threads.create();
+    const r2 = await client.runs.create(t2.thread_id, "slow", { input: userMessage("two"), config: { configurable: { delay_ms: 10 } } });
+    await eventually(async () => (await client.runs.get(t2.thread_id, r2.run_id)).status === "success");
+    expect(texts(((await client.runs.join(t2.thread_id, r2.run_id)) as { messages: Msg[] }).messages)).toEqual(["human:two", "ai:You said: two"]);
+
+    // a run queued here, joined on another thread: 404 (the end this process may hear is not that thread's)
+    const t3 = await client.threads.create();
+    const r3 = await client.runs.create(t3.thread_id, "slow", { input: userMessage("three"), config: { configurable: { delay_ms: 300 } } });
+    expect((await fetch(`${api.url}/threads/${t1.thread_id}/runs/${r3.run_id}/join`)).status).toBe(404);
+    expect((await client.runs.get(busy.thread_id, long.run_id)).status).toBe("running");
+  });
+
   it("a worker killed with SIGKILL mid-run: another worker resumes the run from its last checkpoint, exactly once", async () => {
     const server = await apiOnly();
     const { client } = server;

@@ -52,6 +52,8 @@ export class QueueWorker {
   private reserved = 0;
   /** Waiters in this process for the end of a run this worker executes (see `whenEnded`). */
   private readonly doneWaiters = new Map<string, ((m: DoneMessage | undefined) => void)[]>();
+  /** Waiters in this process for the end of a run, should this worker end it (see `whenEndsHere`). */
+  private readonly endWatchers = new Map<string, Set<{ threadId?: string; resolve: (m: DoneMessage) => void }>>();
 
   constructor(private readonly ctx: AgentServerContext) {}
 
@@ -74,6 +76,23 @@ export class QueueWorker {
     return this.active.size;
   }
 
+  /** Whether this worker has nothing to do: no run executing, none being created for it. */
+  get idle(): boolean {
+    return this.active.size + this.reserved === 0;
+  }
+
+  /** When this worker last had runs queued behind it (a create found it full, a claim filled it). */
+  private fullAt = 0;
+
+  /**
+   * Whether runs have been queueing behind this worker lately (within a second): a run not
+   * executing here is then most likely waiting for a slot, even when one has just freed (the next
+   * claim fills it within milliseconds).
+   */
+  get backlogged(): boolean {
+    return performance.now() - this.fullAt < 1000;
+  }
+
   /** Whether this worker would take a runnable run now (it has a slot free). */
   get hasFreeSlot(): boolean {
     return !this.stopping && this.active.size + this.reserved < this.ctx.settings.jobsPerWorker;
@@ -85,7 +104,13 @@ export class QueueWorker {
    * with `adopt` (the run was started) or `unreserve` (it was queued, or creating it failed).
    */
   reserve(): { owner: string; leaseSeconds: number } | undefined {
-    if (this.stopping || this.active.size + this.reserved >= this.ctx.settings.jobsPerWorker) return undefined;
+    if (this.stopping) return undefined;
+    if (this.active.size + this.reserved >= this.ctx.settings.jobsPerWorker) {
+      // (slots merely promised to creates under way are not runs queueing: many runs created at
+      // once on one thread take them, and only the first runs)
+      if (this.active.size >= this.ctx.settings.jobsPerWorker) this.fullAt = performance.now();
+      return undefined;
+    }
     this.reserved++;
     return { owner: this.owner, leaseSeconds: this.ctx.settings.runLeaseSeconds };
   }
@@ -117,7 +142,30 @@ export class QueueWorker {
     });
   }
 
-  private settleWaiters(runId: string, message: DoneMessage | undefined): void {
+  /**
+   * Be told the end of a run (on `threadId`) if this worker ends it, whether it is executing here
+   * now or not yet: a reader of a run queued behind this worker's full slots gets the done message
+   * from here, as `whenEnded` gives it, when this worker is the one that runs it (the reader still
+   * needs the bus for the case another process does). A run that leaves this worker without ending
+   * keeps its watchers (it may come back). Returns the function that stops watching.
+   */
+  whenEndsHere(runId: string, threadId: string | undefined, resolve: (m: DoneMessage) => void): () => void {
+    const watcher = { threadId, resolve };
+    let set = this.endWatchers.get(runId);
+    if (!set) this.endWatchers.set(runId, (set = new Set()));
+    set.add(watcher);
+    return () => {
+      const s = this.endWatchers.get(runId);
+      if (s?.delete(watcher) && s.size === 0) this.endWatchers.delete(runId);
+    };
+  }
+
+  private settleWaiters(runId: string, message: DoneMessage | undefined, threadId?: string): void {
+    const watchers = message ? this.endWatchers.get(runId) : undefined;
+    if (watchers) {
+      this.endWatchers.delete(runId);
+      for (const w of watchers) if (w.threadId === undefined || w.threadId === threadId) w.resolve({ ...message! });
+    }
     const list = this.doneWaiters.get(runId);
     if (!list) return;
     this.doneWaiters.delete(runId);
@@ -165,6 +213,7 @@ export class QueueWorker {
           for (const run of claimed) this.startRun(run);
           claimedAny ||= claimed.length > 0;
           if (claimed.length < free) break;
+          this.fullAt = performance.now();
         }
       } catch (err) {
         logger.error({ err }, "claiming runs failed; retrying");
@@ -337,7 +386,7 @@ export class QueueWorker {
     }
     if (outcome.kind === "aborted" && outcome.reason === "rollback") {
       await ctx.runs.rollback(run.run_id, run.thread_id, run.start_checkpoint_id);
-      await emitter.done({ status: "rollback" }, (message) => this.settleWaiters(run.run_id, message));
+      await emitter.done({ status: "rollback" }, (message) => this.settleWaiters(run.run_id, message, run.thread_id));
       await this.publishWake();
       log.info("run rolled back");
       this.ended(run);
@@ -431,7 +480,7 @@ export class QueueWorker {
       { status, output: valuesJson === undefined ? undefined : outputJson(valuesJson, interrupts), error },
       (message) => {
         timeline?.mark(run.run_id, "done-local");
-        this.settleWaiters(run.run_id, message);
+        this.settleWaiters(run.run_id, message, run.thread_id);
       },
     );
     let wake = owned.morePending;
