@@ -8,7 +8,7 @@ import { prepared, withTransaction, type Queryable } from "../../shared/db/index
 import { ConflictError, NotFoundError, isUniqueViolation } from "../../shared/errors.js";
 import type { MultitaskStrategy } from "../../shared/config.js";
 import type { RunStatus } from "../api/schemas.js";
-import { planMultitask, type InflightRun } from "../runs/rules.js";
+import { TERMINAL_RUN_STATUSES, planMultitask, type InflightRun } from "../runs/rules.js";
 import { THREAD_COLUMNS, type Thread } from "./threads.js";
 import type { EventBlock } from "./events.js";
 import { batchCtes, batchValues, type CheckpointWrite } from "../checkpoint-batch.js";
@@ -74,6 +74,9 @@ export interface RunKwargs {
   temporary: boolean;
   on_completion?: "delete" | "keep";
 }
+
+/** The statuses of ended runs, as an SQL list. */
+const TERMINAL_SQL = TERMINAL_RUN_STATUSES.map((s) => `'${s}'`).join(", ");
 
 export const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy";
@@ -375,7 +378,11 @@ export class RunStore {
     return rows[0];
   }
 
-  /** A run's status with its thread's values and interrupts, in one query (for /wait and /join). */
+  /**
+   * A run's status with its thread's values and interrupts, in one query (for /wait and /join).
+   * The values and interrupts only once the run has ended: a join looks at runs still pending or
+   * running too, and the thread's whole state would be sent and parsed for nothing.
+   */
   async endState(
     runId: string,
     /** Only if the run is on this thread. */
@@ -384,7 +391,9 @@ export class RunStore {
     const { rows } = await this.pool.query<{ status: RunStatus; values: unknown; interrupts: Record<string, unknown> | null }>(
       this.q(
         "end_state",
-        `SELECT r.status, t."values", t.interrupts FROM runs r JOIN threads t USING (thread_id)
+        `SELECT r.status, CASE WHEN r.status IN (${TERMINAL_SQL}) THEN t."values" END AS "values",
+           CASE WHEN r.status IN (${TERMINAL_SQL}) THEN t.interrupts END AS interrupts
+         FROM runs r JOIN threads t USING (thread_id)
          WHERE r.run_id = $1 AND ($2::uuid IS NULL OR r.thread_id = $2::uuid)`,
         [runId, threadId ?? null],
       ),
