@@ -190,4 +190,16 @@ CREATE TRIGGER update_store_updated_at BEFORE UPDATE OF value ON store FOR EACH 
     // one row per emitter write, keyed by its last seq; first_seq NULL = an older one-event row (storage/events.ts)
     sql: `ALTER TABLE run_events ADD COLUMN first_seq integer;`,
   },
+  {
+    name: "thread expiry trigger only for threads that have or had a TTL",
+    // Every run writes its thread's updated_at two or three times, and each write called the
+    // PL/pgSQL function even for a thread without a TTL, where it only sets expires_at to the NULL it
+    // already is. The WHEN clause (evaluated without calling it) skips exactly those rows: the
+    // function is called whenever it could change something.
+    sql: `
+DROP TRIGGER threads_expiry ON threads;
+CREATE TRIGGER threads_expiry BEFORE INSERT OR UPDATE OF updated_at, ttl_minutes ON threads
+  FOR EACH ROW WHEN (NEW.ttl_minutes IS NOT NULL OR NEW.expires_at IS NOT NULL) EXECUTE FUNCTION berth_thread_expiry();
+`,
+  },
 ];
