@@ -17,7 +17,7 @@
  * the client is bench/lib.ts's (node:http with keep-alive; BENCH_CLIENT=fetch for fetch), for Berth and the peer alike.
  * Usage: node --import tsx bench/agent-server.ts   (BENCH_BACKENDS=pglite,postgres  BENCH_N=200
  * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison that judges the c=1 overhead, the c=50 share and
- * one thread's queue; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
+ * one thread's queue, and, with BENCH_PEER_URL, PGlite c=50 against the peer's one-shot c=50; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
  * server and floor have each run ~700 runs: both are warm.
  * BENCH_WARMUP=20: runs before the one-shot c=1 latency, floor and server alike. After 20 the server is
  * still compiling its hot code: in bench/agent-server-roundtrips.ts its threads other than the
@@ -109,6 +109,7 @@ async function interleaved(url: string, floorOnce: (i: number, threadId?: string
   const overheads: number[] = [];
   const shares: number[] = [];
   const oneRatios: number[] = [];
+  const c50s: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const fl1 = await sequential(N, (i) => floorOnce(i));
     const threads1 = await Promise.all(Array.from({ length: N }, () => createThread(url)));
@@ -119,6 +120,7 @@ async function interleaved(url: string, floorOnce: (i: number, threadId?: string
     const threads = await Promise.all(Array.from({ length: N }, () => createThread(url)));
     const sv = await pool(N, 50, (i) => createAndJoin(url, threads[i]!, i));
     shares.push(sv / fl);
+    c50s.push(sv);
 
     const flOne = await floorOneThreadMs(floorOnce);
     oneRatios.push((await oneThreadMs(url)) / flOne);
@@ -127,6 +129,7 @@ async function interleaved(url: string, floorOnce: (i: number, threadId?: string
     overheads, overhead: median(overheads),
     shares, share: median(shares),
     oneRatios, oneRatio: median(oneRatios),
+    c50s, c50: median(c50s),
   };
 }
 
@@ -215,13 +218,18 @@ for (const backend of BACKENDS) {
     ["create→join c=1 p99 (ms)", f(fl.latency.p99, 2), f(sv.latency.p99, 2), peerCell(peer?.latency.p99, 2), ""],
     ["throughput c=10 (runs/s)", f(fl.c10), f(sv.c10), peerCell(peer?.c10), `${f(100 * (sv.c10 / fl.c10), 0)}% of floor${vsPeer(sv.c10, peer?.c10, true)}`],
     ["throughput c=50 (runs/s)", f(fl.c50), f(sv.c50), peerCell(peer?.c50),
-      `${f(100 * c50Share, 0)}% of floor (one shot: the alternating rounds below judge)${vsPeer(sv.c50, peer?.c50, true)}${backend === "pglite" && peer ? (sv.c50 >= 3 * peer.c50 ? " ✓ ≥ 3×" : " ✗ < 3×") : ""}`],
+      `${f(100 * c50Share, 0)}% of floor (one shot: the alternating rounds below judge)${vsPeer(sv.c50, peer?.c50, true)}`],
     [`${ONE_THREAD_RUNS} runs on one thread (s)`, f(fl.oneThreadMs / 1000, 2), f(sv.oneThreadMs / 1000, 2), peerCell(peer && peer.oneThreadMs / 1000, 2),
       `${f(oneRatio, 2)}× the sequential floor (one shot)${vsPeer(sv.oneThreadMs, peer?.oneThreadMs, false)}`],
     [`c=1 p50 overhead, ${ROUNDS} alternating rounds (ms)`, "", f(rd.overhead, 2), "",
       `median of ${list(rd.overheads, (x) => f(x, 2))}${backend === "postgres" ? (rd.overhead <= 3 ? "  ✓ ≤ 3" : "  ✗ > 3") : ""}`],
     [`c=50 share, ${ROUNDS} alternating rounds`, "", pct(rd.share), "",
       `median of ${list(rd.shares, pct)}${backend === "postgres" ? (rd.share >= 0.6 ? "  ✓ ≥ 60%" : "  ✗ < 60%") : ""}`],
+    // Berth warm against the peer measured alone, before any Berth server ran: peer slices taken
+    // within the rounds, right after Berth's, ran slower than alone and flattered Berth (4.3–5.2×
+    // against 2.7–3.3× for the one-shot rows, PGlite)
+    ...(peer ? [[`c=50 runs/s, ${ROUNDS} alternating rounds, ÷ the peer's one shot`, "", f(rd.c50), f(peer.c50),
+      `median of ${list(rd.c50s, (x) => f(x, 0))}: ${f(rd.c50 / peer.c50, 1)}× the peer${backend === "pglite" ? (rd.c50 >= 3 * peer.c50 ? "  ✓ ≥ 3×" : "  ✗ < 3×") : ""}`]] : []),
     [`one thread ÷ sequential floor, ${ROUNDS} alternating rounds`, "", f(rd.oneRatio, 2) + "×", "",
       `median of ${list(rd.oneRatios, (x) => f(x, 2))}${rd.oneRatio <= 1.2 ? "  ✓ ≤ 1.2×" : "  ✗ > 1.2×"}`],
     ["RSS first start, after 5 runs (MB)", "", f(sv.firstRss, 0), "", "database creation and schema extraction included"],
