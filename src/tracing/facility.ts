@@ -63,6 +63,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
     recoverAfterSeconds: options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds,
     recoverEverySeconds: Math.max(1, Math.min(10, options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds)),
     drainTimeoutMs: 1000 * (options.readWaitSeconds ?? TRACING_DEFAULTS.readWaitSeconds),
+    sharedDrain: !options.embedded,
     fault: process.env.BERTH_TRACING_MERGE_FAULT,
   });
   const ingest = new IngestService(pool, projects, merger, { maxStringBytes: options.maxStringBytes, mediaThresholdBytes: options.mediaThresholdBytes }, logger);

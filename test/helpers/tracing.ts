@@ -3,12 +3,14 @@
  * (PGlite in loopback-open mode, or a scratch Postgres database with a required API key), and a
  * `langsmith` Client pointed at it.
  */
+import { fork, type ChildProcess } from "node:child_process";
 import { Client } from "langsmith";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { createLogger, silentLogger, type Logger } from "../../src/shared/logging.js";
 import { resolveTracingSettings, startTracingServer, type TracingServerHandle, type TracingSettings } from "../../src/tracing/index.js";
-import { createTestDatabase, type Backend, type TestDatabase } from "./server.js";
+import { captureOutput } from "./child-output.js";
+import { BERTH_BIN, createTestDatabase, type Backend, type TestDatabase } from "./server.js";
 
 export const TEST_API_KEY = "berth-test-key-0123456789abcdef";
 
@@ -70,4 +72,20 @@ export function memoryLogger(level = "warn"): { logger: Logger; records: Record<
   const records: Record<string, any>[] = [];
   const logger = pino({ level }, { write: (line: string) => void records.push(JSON.parse(line)) });
   return { logger, records };
+}
+
+/** `berth tracing` as its own process on a Postgres database. */
+export function forkTracing(uri: string, env: Record<string, string> = {}): { child: ChildProcess; ready: Promise<string>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; output(): string } {
+  const child = fork(BERTH_BIN, ["tracing", "--port", "0"], {
+    env: { ...process.env, DATABASE_URI: uri, BERTH_API_KEY: TEST_API_KEY, LOG_LEVEL: "warn", BERTH_FROM_SOURCE: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  const output = captureOutput(child, "berth tracing");
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const ready = new Promise<string>((resolve, reject) => {
+    child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && resolve(m.url!));
+    void exited.then(() => reject(new Error(`berth tracing exited before it was ready:\n${output()}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, ready, exited, output };
 }

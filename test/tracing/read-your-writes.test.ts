@@ -1,14 +1,15 @@
 /**
- * Read-your-writes is per tenant: a read waits for what this process accepted for the caller's
- * tenant, never for another tenant's pending ingest. Postgres only: the other tenant's merge is
- * held on its run lock from a second session (PGlite is one session, where the lock would not block).
+ * Read-your-writes is per tenant: a read waits for what was accepted for the caller's tenant,
+ * never for another tenant's pending ingest; and it holds across processes (replicas on one
+ * database): a read on one waits for what another accepted. Postgres only: merges are held on
+ * their run locks from a second session (PGlite is one session, where the lock would not block).
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "langsmith";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, servicesUp } from "../helpers/server.js";
-import { startTracingTestServer, type TracingTestServer } from "../helpers/tracing.js";
+import { forkTracing, startTracingTestServer, type TracingTestServer } from "../helpers/tracing.js";
 
 describe.skipIf(!servicesUp())("read-your-writes per tenant [postgres]", () => {
   let s: TracingTestServer;
@@ -55,5 +56,48 @@ describe.skipIf(!servicesUp())("read-your-writes per tenant [postgres]", () => {
     await posted;
     const run = await b.readRun(theirs);
     expect(run).toMatchObject({ id: theirs, name: "theirs", inputs: { q: 2 } });
+  });
+});
+
+describe.skipIf(!servicesUp())("read-your-writes across processes [postgres]", () => {
+  let s: TracingTestServer;
+  let holder: pg.Client;
+  beforeAll(async () => {
+    // the reader; it never takes over the other process's rows (they are young)
+    s = await startTracingTestServer("postgres", { readWaitSeconds: 3600, recoverAfterSeconds: 3600 });
+    holder = new pg.Client({ connectionString: s.db.uri });
+    await holder.connect();
+  });
+  afterAll(async () => {
+    await holder?.end();
+    await s?.close();
+  });
+
+  it("a read on one process waits for a run another process accepted and is still merging, then returns it", async () => {
+    const other = forkTracing(s.db.uri!, { BERTH_TRACING_RECOVER_AFTER_SECONDS: "3600" });
+    try {
+      const tenant = await s.handle.facility.auth.createTenant(`replicas-${randomUUID().slice(0, 6)}`);
+      const { key } = await s.handle.facility.auth.createKey([tenant.id], "replicas");
+      const id = randomUUID();
+      // the other process's merge of this run waits for the lock this test holds
+      await holder.query("SELECT pg_advisory_lock(hashtextextended($1 || $2, 0))", [tenant.id, id]);
+      const writer = new Client({ apiUrl: await other.ready, apiKey: key, autoBatchTracing: false });
+      // multipart: answered once staged (202), before the merge
+      await writer.multipartIngestRuns({ runCreates: [{ id, trace_id: id, dotted_order: `20260101T000000000000Z${id}`, name: "elsewhere", run_type: "chain", inputs: { q: 7 }, session_name: "replicas", start_time: Date.now() }] });
+      await eventually(async () => (await holder.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n > 0);
+
+      // this process never saw the request: its read looks for the tenant's staged rows, and waits
+      const read = fetch(`${s.url}/runs/${id}`, { headers: { "x-api-key": key } });
+      read.catch(() => undefined);
+      await eventually(async () => (await holder.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%FROM tracing_staged WHERE tenant_id = $1 AND seq <= $2%'")).rows[0].n > 0);
+      await holder.query("SELECT pg_advisory_unlock_all()");
+      const res = await read;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ id, name: "elsewhere", inputs: { q: 7 } });
+    } finally {
+      await holder.query("SELECT pg_advisory_unlock_all()");
+      if (other.child.exitCode === null && other.child.signalCode === null) other.child.kill("SIGTERM");
+      await other.exited;
+    }
   });
 });

@@ -5,15 +5,13 @@
  * survive a process kill (and a merger killed inside its transaction) and are merged by the next
  * process exactly once.
  */
-import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { Client, RunTree } from "langsmith";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BERTH_BIN, describeBackends, eventually, servicesUp } from "../helpers/server.js";
-import { memoryLogger, startTracingTestServer, TEST_API_KEY, tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
-import { captureOutput } from "../helpers/child-output.js";
+import { describeBackends, eventually, servicesUp } from "../helpers/server.js";
+import { forkTracing, memoryLogger, startTracingTestServer, TEST_API_KEY, tracingServerForSuite, type TracingTestServer } from "../helpers/tracing.js";
 
 const WARN = 40;
 
@@ -109,21 +107,6 @@ describeBackends("staged tracing ingest", (backend) => {
   });
 });
 
-/** `berth tracing` as its own process on a Postgres database. */
-function forkTracing(uri: string, env: Record<string, string> = {}): { child: ChildProcess; ready: Promise<string>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; output(): string } {
-  const child = fork(BERTH_BIN, ["tracing", "--port", "0"], {
-    env: { ...process.env, DATABASE_URI: uri, BERTH_API_KEY: TEST_API_KEY, LOG_LEVEL: "warn", BERTH_FROM_SOURCE: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-  });
-  const output = captureOutput(child, "berth tracing");
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const ready = new Promise<string>((resolve, reject) => {
-    child.on("message", (m: { type?: string; url?: string }) => m?.type === "ready" && resolve(m.url!));
-    void exited.then(() => reject(new Error(`berth tracing exited before it was ready:\n${output()}`)));
-  });
-  ready.catch(() => undefined);
-  return { child, ready, exited, output };
-}
 const stop = async (p: ReturnType<typeof forkTracing>) => {
   if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGTERM");
   await p.exited;

@@ -16,17 +16,18 @@
  *   being unreachable is retried request by request, and a request that still fails alone is set
  *   aside (tracing_ingest_failures, with the reason, and a warn log); the rest merge.
  * - Read-your-writes: `drain(tenant)` (the query API calls it before reading) returns once everything
- *   this process had accepted for that tenant is merged, or after `drainTimeoutMs` if the database
+ *   accepted for that tenant before the read is merged, or after `drainTimeoutMs` if the database
  *   is failing; another tenant's pending requests (a big batch, a merge stuck on a lock) never
- *   hold up a read.
- *   Another process's requests are merged by that process, typically within milliseconds.
+ *   hold up a read. This process's own requests are awaited in memory; with `sharedDrain` (other
+ *   processes or replicas on the database) the tenant's rows staged by anyone before the read are
+ *   awaited too, except rows old enough to be a dead process's (they wait for the takeover).
  */
 import type pg from "pg";
 import { withTransaction } from "../../shared/db/index.js";
 import type { Logger } from "../../shared/logging.js";
 import { replaceUnstorable } from "../../shared/text.js";
 import type { ModelPrice } from "../accounting/cost.js";
-import { claimStaged, recordFailures, staleStaged, type IngestFailure, type NewStaged, type StagedRow, Stager } from "../storage/staging.js";
+import { claimStaged, newestStaged, recordFailures, stagedUpTo, staleStaged, type IngestFailure, type NewStaged, type StagedRow, Stager } from "../storage/staging.js";
 import { mergeGroup, type PreparedEntry, type RunOutcome } from "./merge-batch.js";
 
 export interface MergeOutcome {
@@ -48,8 +49,10 @@ export interface MergeWorkerOptions {
   recoverAfterSeconds: number;
   /** How often to look for such rows. */
   recoverEverySeconds: number;
-  /** How long a read waits for this process's pending merges at most. */
+  /** How long a read waits for pending merges at most. */
   drainTimeoutMs: number;
+  /** Reads also wait for other processes' staged rows (not on the embedded database: one process). */
+  sharedDrain?: boolean;
   /**
    * Test-only faults: "hold" stages and answers but never merges (a process that dies before
    * merging); "crash-before-commit" kills the process inside its first merge transaction.
@@ -149,18 +152,41 @@ export class MergeWorker {
    * alone, when given) is merged (bounded wait).
    */
   async drain(tenantId?: string): Promise<void> {
+    const deadline = Date.now() + this.options.drainTimeoutMs;
     const waits: Promise<void>[] = [];
     for (const i of this.pending) if (tenantId === undefined || i.entry.tenantId === tenantId) waits.push(i.done);
-    if (!waits.length) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(waits),
-      new Promise<void>((r) => {
-        timer = setTimeout(r, this.options.drainTimeoutMs);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    if (waits.length) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(waits),
+        new Promise<void>((r) => {
+          timer = setTimeout(r, this.options.drainTimeoutMs);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    if (tenantId !== undefined && this.options.sharedDrain) await this.drainOthers(tenantId, deadline);
+  }
+
+  /**
+   * Wait for the tenant's rows other processes staged before now. Rows older than the wait bound
+   * (or the takeover age) are skipped: a process that died left them, and waiting on them would
+   * hold every read of the tenant until the takeover. A failing database ends the wait (the read
+   * that follows reports it).
+   */
+  private async drainOthers(tenantId: string, deadline: number): Promise<void> {
+    const age = Math.min(this.options.recoverAfterSeconds, Math.ceil(this.options.drainTimeoutMs / 1000));
+    try {
+      const newest = await newestStaged(this.pool, tenantId, age);
+      if (newest === undefined) return;
+      for (let pause = 1; Date.now() < deadline; pause = Math.min(2 * pause, 25)) {
+        await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, deadline - Date.now()))));
+        if (!(await stagedUpTo(this.pool, tenantId, newest, age))) return;
+      }
+    } catch (err) {
+      this.logger.warn({ err, tenantId }, "waiting for other processes' staged ingest failed: reading without it");
+    }
   }
 
   private enqueue(seq: number, entry: PreparedEntry): Item {

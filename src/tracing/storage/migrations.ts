@@ -333,4 +333,12 @@ export const tracingMigrations: Migration[] = [
       );
     `,
   },
+  {
+    name: "a tenant's staged requests, for reads that wait for every process's merges",
+    sql: `
+      -- Read-your-writes across processes (ingest/merge-worker.ts drain): a read looks for its
+      -- tenant's requests staged before it and not merged yet, by any process or replica.
+      CREATE INDEX tracing_staged_tenant ON tracing_staged (tenant_id, seq);
+    `,
+  },
 ];

@@ -112,6 +112,27 @@ export async function staleStaged(db: Queryable, ageSeconds: number, held: numbe
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
+/**
+ * The newest of a tenant's staged rows younger than `ageSeconds` (older ones are a dead process's,
+ * left for the takeover: waiting on them would only delay reads), or undefined when none.
+ */
+export async function newestStaged(db: Queryable, tenantId: string, ageSeconds: number): Promise<number | undefined> {
+  const { rows } = await db.query<{ seq: string | null }>(
+    "SELECT max(seq) AS seq FROM tracing_staged WHERE tenant_id = $1 AND created_at > now() - make_interval(secs => $2)",
+    [tenantId, ageSeconds],
+  );
+  return rows[0]?.seq == null ? undefined : Number(rows[0].seq);
+}
+
+/** Whether any of a tenant's rows staged up to `seq` (and younger than `ageSeconds`) is still unmerged. */
+export async function stagedUpTo(db: Queryable, tenantId: string, seq: number, ageSeconds: number): Promise<boolean> {
+  const { rows } = await db.query(
+    "SELECT 1 FROM tracing_staged WHERE tenant_id = $1 AND seq <= $2 AND created_at > now() - make_interval(secs => $3) LIMIT 1",
+    [tenantId, seq, ageSeconds],
+  );
+  return rows.length > 0;
+}
+
 export interface IngestFailure {
   tenantId: string;
   runId?: string;
