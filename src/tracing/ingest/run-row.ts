@@ -10,7 +10,7 @@ import { identifyModel } from "../accounting/model.js";
 import type { ModelPrice } from "../accounting/cost.js";
 import { metadataOf, type RunRecord } from "../run.js";
 import { choosePrices } from "../storage/prices.js";
-import { clientFieldsOf, type RunRow } from "../storage/runs.js";
+import { clientFieldsOf, runsByIdSql, type RunRow } from "../storage/runs.js";
 import { statusOf } from "./merge.js";
 import { indexable, tokenCount } from "./storable.js";
 import { epochMicros, normalizeTimestamp } from "./timestamps.js";
@@ -20,9 +20,9 @@ import type { IngestAttachment } from "./service.js";
 export async function fillTraceIds(db: Queryable, tenantId: string, runs: Map<string, RunRecord>, derivedOf: Map<string, string[]>): Promise<void> {
   const missing = [...runs.values()].filter((r) => !r.trace_id && r.parent_run_id);
   if (!missing.length) return;
-  const parents = missing.map((r) => r.parent_run_id!).filter((p) => !runs.get(p)?.trace_id);
+  const parents = [...new Set(missing.map((r) => r.parent_run_id!).filter((p) => !runs.get(p)?.trace_id))];
   const { rows } = parents.length
-    ? await db.query<{ id: string; trace_id: string }>("SELECT id, trace_id FROM tracing_runs WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [tenantId, parents])
+    ? await db.query<{ id: string; trace_id: string }>(runsByIdSql("r.id, r.trace_id"), [tenantId, parents])
     : { rows: [] };
   const traceOf = new Map(rows.map((r) => [r.id, r.trace_id]));
   // resolve in rounds: a chain of new runs in one batch takes its root's trace

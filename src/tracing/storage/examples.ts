@@ -12,6 +12,7 @@ import { exampleFilterSql } from "../query/filter.js";
 import { applyMetadataOperation, changedState, initialState, SPLIT_KEY, type ExampleChange, type ExampleCreate, type ExampleState, type Json, type MetadataOperation } from "../datasets/rules.js";
 import { nextAttachments, type AttachmentRef, type AttachmentsOperations, type AttachmentUpload } from "../datasets/attachments.js";
 import { collectBlobs, refKey, refsOf, writeBlobs, writeRefs } from "./example-attachments.js";
+import { runsByIdSql } from "./runs.js";
 
 export interface Example {
   id: string;
@@ -245,7 +246,7 @@ export class ExampleStore {
   /** Inputs and outputs of runs of the tenant (examples created from runs). */
   async runPayloads(tenantId: string, runIds: string[]): Promise<Map<string, { inputs: Json; outputs: Json | null }>> {
     if (!runIds.length) return new Map();
-    const { rows } = await this.pool.query<{ id: string; inputs: Json | null; outputs: Json | null }>("SELECT id, inputs, outputs FROM tracing_runs WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [tenantId, runIds]);
+    const { rows } = await this.pool.query<{ id: string; inputs: Json | null; outputs: Json | null }>(runsByIdSql("r.id, r.inputs, r.outputs"), [tenantId, [...new Set(runIds)]]);
     return new Map(rows.map((r) => [r.id, { inputs: r.inputs ?? {}, outputs: r.outputs }]));
   }
 
