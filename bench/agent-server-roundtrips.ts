@@ -74,7 +74,9 @@ const warmRuns = Number(process.env.WARMUP ?? 50);
 const warm = await Promise.all(Array.from({ length: warmRuns }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
 await pool(warmRuns, Number(process.env.WARMUP_C ?? Math.min(conc, 10)), (i) => once(warm[i]!.thread_id, i));
 await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 3000)));
-const threads = await Promise.all(Array.from({ length: n }, () => post<{ thread_id: string }>(`${url}/threads`, {})));
+// (made 50 at a time: all at once, N=20000 runs out of file descriptors, EMFILE)
+const threads: { thread_id: string }[] = new Array(n);
+await pool(n, 50, async (i) => void (threads[i] = await post<{ thread_id: string }>(`${url}/threads`, {})));
 const load0 = os.loadavg()[0]!;
 // (connected before the backends' CPU is read: its connection's start is not the runs')
 const pgss = process.env.BENCH_PGSS === "1" && db.uri ? await pgssStart(db.uri) : undefined;

@@ -90,6 +90,26 @@ export interface BerthSaverOptions {
   writeBehindMs?: number;
 }
 
+/** How the library's checkpoint read (getTuple, list) joins a checkpoint's channel versions to their values. */
+const LIBRARY_CHANNEL_VALUES_JOIN = /inner join "[^"]+"\.checkpoint_blobs bl\s+on bl\.thread_id = cp\.thread_id\s+and bl\.checkpoint_ns = cp\.checkpoint_ns\s+and bl\.channel = jsonb_each_text\.key\s+and bl\.version = jsonb_each_text\.value/;
+
+/**
+ * The same join as one primary-key lookup per channel version. The library's join let Postgres
+ * hash all of the thread's channel values (every version every run on the thread ever wrote, as
+ * Postgres cannot tell how many there are): each state read, and each run starting on a thread
+ * not held in memory, read a thread's whole history (6000 checkpoints: 12000 rows, 502 buffers,
+ * with or without statistics). The fence (OFFSET 0) keeps the lookup from being flattened back
+ * into that join.
+ */
+function channelValuesByKey(schema: string): string {
+  return `cross join lateral (
+        select bl.channel, bl.type, bl.blob from "${schema}".checkpoint_blobs bl
+        where bl.thread_id = cp.thread_id and bl.checkpoint_ns = cp.checkpoint_ns
+          and bl.channel = jsonb_each_text.key and bl.version = jsonb_each_text.value
+        offset 0
+      ) bl`;
+}
+
 export class BerthPostgresSaver extends PostgresSaver {
   private fence?: WriteFence;
   /** The library keeps its pool and schema private; the single-statement writes need both. */
@@ -105,6 +125,11 @@ export class BerthPostgresSaver extends PostgresSaver {
     this.schema = options?.schema ?? "public";
     this.named = namedStatements ?? false;
     if (writeBehindMs && writeBehindMs > 0) this.writeBehind = new CheckpointWriteBehind(pool, writeBehindMs, this.schema, this.named);
+    const statements = (this as unknown as { SQL_STATEMENTS?: { SELECT_SQL?: string } }).SQL_STATEMENTS;
+    if (typeof statements?.SELECT_SQL !== "string" || !LIBRARY_CHANNEL_VALUES_JOIN.test(statements.SELECT_SQL)) {
+      throw new Error("PostgresSaver's checkpoint read is no longer as expected: cannot look up channel values by key");
+    }
+    statements.SELECT_SQL = statements.SELECT_SQL.replace(LIBRARY_CHANNEL_VALUES_JOIN, channelValuesByKey(this.schema));
   }
 
   /**

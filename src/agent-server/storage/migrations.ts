@@ -202,4 +202,16 @@ CREATE TRIGGER threads_expiry BEFORE INSERT OR UPDATE OF updated_at, ttl_minutes
   FOR EACH ROW WHEN (NEW.ttl_minutes IS NOT NULL OR NEW.expires_at IS NOT NULL) EXECUTE FUNCTION berth_thread_expiry();
 `,
   },
+  {
+    name: "lease sweep and heartbeat without the lease index",
+    // runs_running_lease (lease_expires_at WHERE status = 'running') kept an entry for every run
+    // that ever ran until VACUUM: its key only grows, so no insert revisits old pages, and its only
+    // readers were bitmap scans (the sweep; the heartbeat, ANDed with the primary key), which never
+    // mark dead entries. On a runs table not yet analyzed (a new deployment's first minutes, an
+    // autovacuum that is behind) Postgres chose it for both, and each sweep read every run that
+    // ever ran (bench, 20k runs: 1429 blocks a sweep, growing with the table; 11 without it). The
+    // running runs are few (the workers' slots) and one_running_run_per_thread holds exactly
+    // them: the sweep reads them all there. Also, a heartbeat no longer changes an indexed column.
+    sql: `DROP INDEX IF EXISTS runs_running_lease;`,
+  },
 ];

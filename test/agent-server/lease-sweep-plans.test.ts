@@ -1,0 +1,93 @@
+/**
+ * The lease sweep (and the heartbeat) read the running runs, not every run that ever ran, while
+ * Postgres has no statistics for the runs table (a new deployment's first minutes under load, an
+ * autovacuum that is behind). They used to go through runs_running_lease, an index on running
+ * runs' leases that kept an entry for every run that ever ran until VACUUM (its only readers were
+ * bitmap scans, which never mark dead entries): each sweep, every half lease on every worker, read
+ * them all. Measured by the index entries read from runs (pg_stat_user_indexes) while a second
+ * server takes over a run a dead worker left, after runs made through the API. Postgres only
+ * (PGlite has no autovacuum and its statistics are not the question).
+ */
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { eventually, servicesUp, startTestServer, userMessage, type TestDatabase, type TestServer } from "../helpers/server.js";
+
+const HISTORY = 1500;
+const CONCURRENCY = 10;
+
+describe.skipIf(!servicesUp())("lease sweep on a runs table never analyzed [postgres]", () => {
+  let server: TestServer | undefined;
+  let db: TestDatabase | undefined;
+  let sql: pg.Pool | undefined;
+  afterAll(async () => {
+    await server?.close({ keepDatabase: true });
+    await sql?.end();
+    await db?.drop();
+  });
+
+  /** Index entries read from runs, and rows read by sequential scans, as the statistics have them. */
+  const reads = async () => {
+    const { rows } = await sql!.query<{ idx: string; seq: string }>(
+      `SELECT (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'runs') AS idx,
+         (SELECT coalesce(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'runs') AS seq`,
+    );
+    return Number(rows[0]!.idx) + Number(rows[0]!.seq);
+  };
+  /** The server's connections are gone, so their statistics are reported (a backend reports as it exits). */
+  const serverGone = () =>
+    eventually(async () => {
+      const { rows } = await sql!.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      return rows[0].n === 0;
+    });
+
+  it("taking over a dead worker's run reads about the running runs, not every run that ran", async () => {
+    server = await startTestServer("postgres", { runLeaseSeconds: 1 });
+    db = server.db;
+    sql = new pg.Pool({ connectionString: db.uri, max: 1 });
+    // never analyzed, and kept that way for the test
+    await sql.query("ALTER TABLE runs SET (autovacuum_enabled = false)");
+    expect((await sql.query("SELECT reltuples FROM pg_class WHERE relname = 'runs'")).rows[0].reltuples).toBe(-1);
+
+    // runs that ran and ended, through the API
+    const client = server.client;
+    const done: { thread: string; run: string }[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < HISTORY) {
+          next++;
+          const thread = await client.threads.create();
+          const run = await client.runs.create(thread.thread_id, "chat", { input: userMessage("hi") });
+          await client.runs.join(thread.thread_id, run.run_id);
+          done.push({ thread: thread.thread_id, run: run.run_id });
+        }
+      }),
+    );
+    await server.close({ keepDatabase: true });
+    server = undefined;
+    await serverGone();
+
+    // a run left running by a worker that died: its lease lapses in a few seconds (the next
+    // server sweeps every half second meanwhile)
+    const orphan = done[0]!;
+    await sql.query(
+      `UPDATE runs SET status = 'running', lease_owner = 'dead-worker', lease_expires_at = now() + interval '3 seconds', ended_at = NULL WHERE run_id = $1`,
+      [orphan.run],
+    );
+    expect((await sql.query("SELECT reltuples FROM pg_class WHERE relname = 'runs'")).rows[0].reltuples).toBe(-1);
+    const before = await reads();
+
+    // another server's worker sweeps leases (at its start, then every half lease), takes the run
+    // over once its lease has lapsed and runs it again
+    server = await startTestServer("postgres", { runLeaseSeconds: 1 }, db);
+    await eventually(async () => (await server!.client.runs.get(orphan.thread, orphan.run)).status === "success", 30_000);
+    await server.close({ keepDatabase: true });
+    server = undefined;
+    await serverGone();
+
+    // its sweeps, heartbeats and the run read a few entries each, not the runs that ran (before,
+    // each sweep read about half of them, the others' entries having been cleaned by chance)
+    const read = (await reads()) - before;
+    expect(read, `index entries and rows read from runs: ${read}`).toBeLessThan(HISTORY / 4);
+  });
+});
