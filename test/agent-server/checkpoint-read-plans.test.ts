@@ -8,7 +8,8 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { eventually, servicesUp, startTestServer, userMessage, type TestDatabase, type TestServer } from "../helpers/server.js";
+import { tableReads, otherSessionsGone } from "../helpers/pg-reads.js";
+import { servicesUp, startTestServer, userMessage, type TestDatabase, type TestServer } from "../helpers/server.js";
 
 const RUNS = 100;
 const READS = 10;
@@ -23,20 +24,8 @@ describe.skipIf(!servicesUp())("checkpoint reads on a long thread [postgres]", (
     await db?.drop();
   });
 
-  /** Index entries and rows read from checkpoint_blobs, as the statistics have them. */
-  const reads = async () => {
-    const { rows } = await sql!.query<{ idx: string; seq: string }>(
-      `SELECT (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'checkpoint_blobs') AS idx,
-         (SELECT coalesce(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'checkpoint_blobs') AS seq`,
-    );
-    return Number(rows[0]!.idx) + Number(rows[0]!.seq);
-  };
-  /** The server's connections are gone, so their statistics are reported (a backend reports as it exits). */
-  const serverGone = () =>
-    eventually(async () => {
-      const { rows } = await sql!.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-      return rows[0].n === 0;
-    });
+  const reads = () => tableReads(sql!, "checkpoint_blobs");
+  const serverGone = () => otherSessionsGone(sql!);
 
   it("a state read reads the values of the checkpoint it shows, not every value the thread stored", async () => {
     server = await startTestServer("postgres");

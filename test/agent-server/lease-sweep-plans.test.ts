@@ -10,6 +10,7 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { tableReads, otherSessionsGone } from "../helpers/pg-reads.js";
 import { eventually, servicesUp, startTestServer, userMessage, type TestDatabase, type TestServer } from "../helpers/server.js";
 
 const HISTORY = 1500;
@@ -25,20 +26,8 @@ describe.skipIf(!servicesUp())("lease sweep on a runs table never analyzed [post
     await db?.drop();
   });
 
-  /** Index entries read from runs, and rows read by sequential scans, as the statistics have them. */
-  const reads = async () => {
-    const { rows } = await sql!.query<{ idx: string; seq: string }>(
-      `SELECT (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'runs') AS idx,
-         (SELECT coalesce(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'runs') AS seq`,
-    );
-    return Number(rows[0]!.idx) + Number(rows[0]!.seq);
-  };
-  /** The server's connections are gone, so their statistics are reported (a backend reports as it exits). */
-  const serverGone = () =>
-    eventually(async () => {
-      const { rows } = await sql!.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-      return rows[0].n === 0;
-    });
+  const reads = () => tableReads(sql!, "runs");
+  const serverGone = () => otherSessionsGone(sql!);
 
   it("taking over a dead worker's run reads about the running runs, not every run that ran", async () => {
     server = await startTestServer("postgres", { runLeaseSeconds: 1 });
