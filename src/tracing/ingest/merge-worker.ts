@@ -176,6 +176,7 @@ export class MergeWorker {
    * that follows reports it).
    */
   private async drainOthers(tenantId: string, deadline: number): Promise<void> {
+    if (this.options.drainTimeoutMs <= 0) return; // read-your-writes turned off: no query either
     const age = Math.min(this.options.recoverAfterSeconds, Math.ceil(this.options.drainTimeoutMs / 1000));
     try {
       const newest = await newestStaged(this.pool, tenantId, age);
