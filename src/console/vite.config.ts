@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
-import { precompress } from "./vite-precompress";
+import { precompress } from "./vite-precompress.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const target = process.env.BERTH_URL ?? "http://127.0.0.1:8080";

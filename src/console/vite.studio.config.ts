@@ -9,7 +9,7 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
-import { precompress } from "./vite-precompress";
+import { precompress } from "./vite-precompress.ts";
 
 const target = process.env.BERTH_AGENT_URL ?? "http://127.0.0.1:8123";
 const API = ["/assistants", "/threads", "/runs", "/store", "/info", "/ok"];
