@@ -1,7 +1,8 @@
 /**
  * The tracing ingest's own JavaScript, without I/O: captured `POST /runs/multipart` bodies (a
  * bench/tracing-replay.ts --save file) split, assembled, prepared and merged into rows in this
- * process against a database stub that stores nothing, so the CPU µs per run of each phase can be
+ * process against a database stub that stores nothing (new runs written as COPY text, as on
+ * Postgres), so the CPU µs per run of each phase can be
  * compared before and after a change without the machine's load in the way of wall-clock figures
  * (CPU time still grows somewhat under load: compare runs taken together).
  * Runs dist/ (build it first: npx tsc -p tsconfig.build.json), or other builds with --dist DIR, once
@@ -10,6 +11,7 @@
  * Usage: node [--cpu-prof] --import tsx bench/tracing-ingest-cpu.ts FILE.json [--repeat 10] [--dist DIR]...
  */
 import { readFileSync } from "node:fs";
+import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,14 +32,25 @@ const logger = { warn: noop, info: noop, error: noop, debug: noop } as unknown a
 const projects = { idForName: async () => PROJECT, exists: async () => true };
 let sent = 0;
 let counting = false;
-const db: Queryable = {
-  // (text, values) or a query config ({text, values}, named or not: storage's prepared())
-  query: (async (query: string | { values?: unknown[] }, params?: unknown[]) => {
+const db = {
+  // (text, values), a query config ({text, values}, named or not: storage's prepared()), or a
+  // COPY … FROM STDIN (a submittable, answered with a stream that counts what it is sent)
+  query: ((query: string | { values?: unknown[]; submit?: unknown }, params?: unknown[]) => {
+    if (typeof query === "object" && typeof query.submit === "function") {
+      return new Writable({
+        write(chunk: Buffer, _enc, done) {
+          if (counting) sent += chunk.length;
+          done();
+        },
+      });
+    }
     const values = params ?? (typeof query === "object" ? query.values : undefined);
     for (const p of values ?? []) if (counting && typeof p === "string") sent += p.length; // what would be sent
-    return { rows: [], rowCount: 0 };
+    return Promise.resolve({ rows: [], rowCount: 0 });
   }) as never,
-} as Queryable;
+  // a client of the pool (the merge's transaction), so new runs go by COPY as on Postgres
+  release: noop,
+} as unknown as Queryable;
 
 /** One build under test: its modules and its CPU per phase. */
 async function build(dir: string) {
@@ -73,7 +86,7 @@ for (let r = 0; r < repeat + 2; r++) {
       u = cpu();
       if (counting) b.phases.prepare += u - t;
       t = u;
-      await b.mergeGroup(db, [entry], { defaultProject: PROJECT, prices: [], logger });
+      await b.mergeGroup(db, [entry], { defaultProject: PROJECT, prices: [], logger, copy: true });
       u = cpu();
       if (counting) b.phases.merge += u - t;
       if (counting) b.runs += entry.byId.size;

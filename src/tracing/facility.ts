@@ -59,6 +59,7 @@ export async function openTracingFacility(pool: pg.Pool, options: FacilityOption
   const merger = new MergeWorker(pool, logger, {
     batchOps: 5000,
     usePrepared: options.namedStatements,
+    copy: !options.embedded,
     maxPendingOps: 50_000,
     recoverAfterSeconds: options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds,
     recoverEverySeconds: Math.max(1, Math.min(10, options.recoverAfterSeconds ?? TRACING_DEFAULTS.recoverAfterSeconds)),

@@ -48,6 +48,8 @@ export interface GroupContext {
   logger: Logger;
   /** Named (server-side prepared) statements: not on the embedded database (db/index.ts prepared). */
   usePrepared?: boolean;
+  /** New runs written with COPY (storage/copy-rows.ts): a real Postgres, not the embedded database. */
+  copy?: boolean;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function mergeGroup(client: Queryable, entries: PreparedEntry[], ct
     }
   }
   const write = async (batch: RunRow[], files: IngestAttachment[]) => {
-    await writeRuns(client, batch, new Set(stored.keys()), usePrepared);
+    await writeRuns(client, batch, new Set(stored.keys()), usePrepared, ctx.copy ?? false);
     await applyRollupDeltas(client, combineDeltas(batch.flatMap((row) => [...contribution(stored.get(row.id), -1), ...contribution(row, 1)])), usePrepared);
     await insertAttachments(client, tenantId, files);
   };

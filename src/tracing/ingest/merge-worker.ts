@@ -43,6 +43,8 @@ export interface MergeWorkerOptions {
    * parses and plans them once per connection instead of every time. Not on the embedded database.
    */
   usePrepared: boolean;
+  /** New runs written with COPY: a real Postgres (the embedded database's bridge takes no COPY FROM STDIN). */
+  copy: boolean;
   /** Operations accepted but not merged yet beyond which requests wait before staging (backpressure). */
   maxPendingOps: number;
   /** Staged rows older than this that no one merged are taken over (a process died before merging them). */
@@ -298,7 +300,7 @@ export class MergeWorker {
         const merged = await mergeGroup(
           client,
           live.map((i) => i.entry),
-          { ...context.get(tenantId)!, logger: this.logger, usePrepared: this.options.usePrepared },
+          { ...context.get(tenantId)!, logger: this.logger, usePrepared: this.options.usePrepared, copy: this.options.copy },
         );
         for (const item of live) {
           const runs = new Map<string, RunOutcome>();
