@@ -104,8 +104,10 @@ try {
   const rowsPerBatch = Math.max(1, Math.round(runs / saved.measured.length));
   const floors = await floorTrials(state.sql, projectId, state.cpu);
   await floors.trial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY); // warm-up
-  const totals = { seconds: 0, server: 0, postgres: 0, floorSeconds: 0, floorRows: 0, floorPg: 0 };
+  await floors.copyTrial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY);
+  const totals = { seconds: 0, server: 0, postgres: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, copySeconds: 0, copyRows: 0 };
   const shares: number[] = [];
+  const copyShares: number[] = [];
   const from = process.hrtime.bigint() / 1000n; // the monotonic clock, as the profile's timestamps
   for (let round = 1; round <= ROUNDS; round++) {
     const requests = rounds[round - 1]!;
@@ -130,18 +132,26 @@ try {
     totals.floorPg += fl.cpu.postgres;
     const share = runs / seconds / (fl.rows / fl.seconds);
     shares.push(share);
-    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), load]);
+    const cp = await floors.copyTrial(idPrefix(round), rowsPerBatch, CONCURRENCY);
+    if (cp.rows !== runs) throw new Error(`the COPY floor stored ${cp.rows} rows of round ${round}, expected ${runs}`);
+    totals.copySeconds += cp.seconds;
+    totals.copyRows += cp.rows;
+    const copyShare = runs / seconds / (cp.rows / cp.seconds);
+    copyShares.push(copyShare);
+    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), load]);
   }
   if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
   const all = runs * ROUNDS;
-  const median = [...shares].sort((a, b) => a - b)[Math.floor(shares.length / 2)]!;
-  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.floorPg) / totals.floorRows), ""]);
+  const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const median = medianOf(shares);
+  const copyMedian = medianOf(copyShares);
+  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.floorPg) / totals.floorRows), ""]);
   await floors.drop();
   const stored = await storedRuns(state.sql, INGEST_PROJECT);
   if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);
-  console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}; floor: the round's rows, ${rowsPerBatch} per INSERT, c=${CONCURRENCY}, right after the round`);
-  printTable(["", "runs/s", "floor rows/s", "share", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "floor pg µs/row", "load"], rows);
-  console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row`);
+  console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}; floor: the round's rows, ${rowsPerBatch} per INSERT (and per COPY: copy floor), c=${CONCURRENCY}, right after the round`);
+  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "floor pg µs/row", "load"], rows);
+  console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); ${(100 * copyMedian).toFixed(0)}% of the COPY floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row`);
 } finally {
   await state.close();
 }

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { Client, RunTree } from "langsmith";
 import pg from "pg";
+import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { createDb, forkBerth, pool, summary, type BenchDb } from "./lib.js";
 
 export type Workload = "posted-patched" | "merged";
@@ -330,27 +331,66 @@ export async function floorTrials(db: pg.Pool, projectId: string, cpu: () => Pro
   await db.query("CREATE TABLE floor_runs (LIKE tracing_runs INCLUDING ALL)");
   await db.query("ALTER TABLE floor_runs ADD FOREIGN KEY (project_id) REFERENCES tracing_projects (id) ON DELETE CASCADE");
   const insert = (batch: Record<string, unknown>[]) => db.query("INSERT INTO floor_runs SELECT * FROM jsonb_populate_recordset(NULL::floor_runs, $1::jsonb)", [JSON.stringify(batch)]);
-  const rowsOf = async (idPrefix: string) =>
-    (await db.query<{ r: Record<string, unknown> }>("SELECT to_jsonb(t) AS r FROM tracing_runs t WHERE project_id = $1 AND id::text LIKE $2 ORDER BY created_at, id", [projectId, `${idPrefix}%`])).rows.map((x) => x.r);
+  const copy = async (text: string) => {
+    const client = await db.connect();
+    try {
+      const stream = client.query(copyFrom("COPY floor_runs FROM STDIN"));
+      await new Promise<void>((resolve, reject) => {
+        stream.on("error", reject);
+        stream.on("finish", resolve);
+        stream.end(text);
+      });
+    } finally {
+      client.release();
+    }
+  };
+  const selected = (idPrefix: string) => `FROM tracing_runs t WHERE project_id = '${projectId}' AND id::text LIKE '${idPrefix}%' ORDER BY created_at, id`;
+  const rowsOf = async (idPrefix: string) => (await db.query<{ r: Record<string, unknown> }>(`SELECT to_jsonb(t) AS r ${selected(idPrefix)}`)).rows.map((x) => x.r);
+  /** The rows as COPY's text format, a line each, straight from Postgres (nothing to encode while timed). */
+  const linesOf = async (idPrefix: string) => {
+    const client = await db.connect();
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of client.query(copyTo(`COPY (SELECT t.* ${selected(idPrefix)}) TO STDOUT`))) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString("utf8").split("\n").filter(Boolean);
+    } finally {
+      client.release();
+    }
+  };
+  const timed = async <B>(batches: B[], concurrency: number, write: (b: B) => Promise<unknown>) => {
+    await db.query("TRUNCATE floor_runs");
+    await Promise.all(Array.from({ length: concurrency }, () => db.query("SELECT 1"))); // connections open before the snapshot
+    const before = await cpu();
+    const lat: number[] = [];
+    const t0 = performance.now();
+    await pool(batches.length, concurrency, async (i) => {
+      const s = performance.now();
+      await write(batches[i]!);
+      lat.push(performance.now() - s);
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    const used = cpuUsed(before, await cpu());
+    const { rows: n } = await db.query<{ n: string }>("SELECT count(*) AS n FROM floor_runs");
+    return { rows: Number(n[0]!.n), batches: batches.length, seconds, latency: summary(lat), cpu: used };
+  };
   return {
+    /** The rows with multi-row INSERTs (jsonb_populate_recordset), `rowsPerBatch` a statement: the issue's "raw pg insert" floor. */
     async trial(idPrefix: string, rowsPerBatch: number, concurrency: number) {
       const rows = await rowsOf(idPrefix);
       const batches: Record<string, unknown>[][] = [];
       for (let i = 0; i < rows.length; i += rowsPerBatch) batches.push(rows.slice(i, i + rowsPerBatch));
-      await db.query("TRUNCATE floor_runs");
-      await Promise.all(Array.from({ length: concurrency }, () => db.query("SELECT 1"))); // connections open before the snapshot
-      const before = await cpu();
-      const lat: number[] = [];
-      const t0 = performance.now();
-      await pool(batches.length, concurrency, async (i) => {
-        const s = performance.now();
-        await insert(batches[i]!);
-        lat.push(performance.now() - s);
-      });
-      const seconds = (performance.now() - t0) / 1000;
-      const used = cpuUsed(before, await cpu());
-      const { rows: n } = await db.query<{ n: string }>("SELECT count(*) AS n FROM floor_runs");
-      return { rows: Number(n[0]!.n), batches: batches.length, seconds, latency: summary(lat), cpu: used };
+      return timed(batches, concurrency, insert);
+    },
+    /**
+     * The same rows with COPY … FROM STDIN, `rowsPerBatch` a COPY: the cheapest way into Postgres,
+     * and what Berth's merge uses on Postgres; reported beside the INSERT floor so the share is
+     * read against both.
+     */
+    async copyTrial(idPrefix: string, rowsPerBatch: number, concurrency: number) {
+      const lines = await linesOf(idPrefix);
+      const batches: string[] = [];
+      for (let i = 0; i < lines.length; i += rowsPerBatch) batches.push(`${lines.slice(i, i + rowsPerBatch).join("\n")}\n`);
+      return timed(batches, concurrency, copy);
     },
     drop: () => db.query("DROP TABLE floor_runs"),
   };
