@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { Client, RunTree } from "langsmith";
 import pg from "pg";
-import { from as copyFrom, to as copyTo } from "pg-copy-streams";
+import { to as copyTo } from "pg-copy-streams";
+import { copyFromText } from "../src/tracing/storage/copy-rows.js";
 import { createDb, forkBerth, pool, summary, type BenchDb } from "./lib.js";
 
 export type Workload = "posted-patched" | "merged";
@@ -334,12 +335,7 @@ export async function floorTrials(db: pg.Pool, projectId: string, cpu: () => Pro
   const copy = async (text: string) => {
     const client = await db.connect();
     try {
-      const stream = client.query(copyFrom("COPY floor_runs FROM STDIN"));
-      await new Promise<void>((resolve, reject) => {
-        stream.on("error", reject);
-        stream.on("finish", resolve);
-        stream.end(text);
-      });
+      await copyFromText(client, "COPY floor_runs FROM STDIN", [text]);
     } finally {
       client.release();
     }

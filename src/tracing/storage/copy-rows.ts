@@ -57,43 +57,46 @@ export function copyValue(value: unknown, type: CopyType): string {
   }
 }
 
-/** Rows as COPY text, one line each, in `columns`' order. */
-export function copyLines<R>(rows: readonly R[], columns: readonly (readonly [keyof R, CopyType])[]): string[] {
-  const out: string[] = [];
-  for (const row of rows) {
-    let line = "";
-    for (let i = 0; i < columns.length; i++) {
-      const [c, t] = columns[i]!;
-      if (i) line += "\t";
-      line += copyValue(row[c], t);
-    }
-    out.push(`${line}\n`);
-  }
-  return out;
-}
-
 /** Text per CopyData message, about: fewer, larger messages than one per row. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** Rows as COPY text, one line each in `columns`' order, gathered into chunks of about CHUNK_CHARS. */
+export function copyChunks<R>(rows: readonly R[], columns: readonly (readonly [keyof R, CopyType])[]): string[] {
+  const chunks: string[] = [];
+  let chunk = "";
+  for (const row of rows) {
+    for (let i = 0; i < columns.length; i++) {
+      const [c, t] = columns[i]!;
+      if (i) chunk += "\t";
+      chunk += copyValue(row[c], t);
+    }
+    chunk += "\n";
+    if (chunk.length >= CHUNK_CHARS) {
+      chunks.push(chunk);
+      chunk = "";
+    }
+  }
+  if (chunk) chunks.push(chunk);
+  return chunks;
+}
+
 /**
- * `COPY table (columns) FROM STDIN` of `rows` on `client` (inside the caller's transaction). Rejects
- * with Postgres' error (its SQLSTATE kept) when a value is refused: nothing of the COPY is stored.
+ * Run a `COPY … FROM STDIN` statement on `client`, sending `chunks` (COPY text, whole lines) as its
+ * data. Rejects with Postgres' error (its SQLSTATE kept) when a value is refused: nothing of the
+ * COPY is stored.
  */
-export async function copyRows<R>(client: pg.ClientBase, table: string, rows: readonly R[], columns: readonly (readonly [keyof R, CopyType])[]): Promise<void> {
-  if (!rows.length) return;
-  const lines = copyLines(rows, columns);
-  const stream = client.query(copyFrom(`COPY ${table} (${columns.map(([c]) => String(c)).join(", ")}) FROM STDIN`));
+export async function copyFromText(client: pg.ClientBase, sql: string, chunks: readonly string[]): Promise<void> {
+  const stream = client.query(copyFrom(sql));
   await new Promise<void>((resolve, reject) => {
     stream.on("error", reject);
     stream.on("finish", resolve);
-    let chunk = "";
-    for (const line of lines) {
-      chunk += line;
-      if (chunk.length >= CHUNK_CHARS) {
-        stream.write(chunk);
-        chunk = "";
-      }
-    }
-    stream.end(chunk);
+    for (const chunk of chunks) stream.write(chunk);
+    stream.end();
   });
+}
+
+/** `COPY table (columns) FROM STDIN` of `rows` on `client` (inside the caller's transaction). */
+export async function copyRows<R>(client: pg.ClientBase, table: string, rows: readonly R[], columns: readonly (readonly [keyof R, CopyType])[]): Promise<void> {
+  if (!rows.length) return;
+  await copyFromText(client, `COPY ${table} (${columns.map(([c]) => String(c)).join(", ")}) FROM STDIN`, copyChunks(rows, columns));
 }
