@@ -758,6 +758,16 @@ export class RunStore {
    */
   async sweepExpiredLeases(): Promise<{ requeued: string[]; failed: { run_id: string; thread_id: string }[] }> {
     return withTransaction(this.pool, async (c) => {
+      // The sweep reads one_running_run_per_thread, whose entries outlive their runs: a run that
+      // ends leaves its entry until VACUUM, or until a plain index scan finds it dead and marks
+      // it so (every later scan, bitmap ones too, then skips it). A bitmap scan never marks, and
+      // it is what Postgres picks here on a table without statistics (a new deployment, an
+      // autovacuum that is behind): each sweep, on every worker, then read every run that ran
+      // since the last VACUUM (in CI once: ~1,500 entries a sweep, for 2 running runs). With
+      // bitmap and sequential scans off for this transaction, the sweep walks the index itself
+      // and marks what it passes, so it reads the running runs and those that ended since the
+      // previous sweep; the heartbeat's bitmap plans then skip the marked entries too.
+      await c.query("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
       const { rows } = await c.query<{ run_id: string; thread_id: string; attempt: number; max_attempts: number }>(
         `SELECT run_id, thread_id, attempt, max_attempts FROM runs
          WHERE status = 'running' AND lease_expires_at < now() FOR UPDATE SKIP LOCKED`,
