@@ -23,6 +23,8 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
 import { PGLITE_THREAD_SOURCE } from "./embedded-thread.js";
 
@@ -37,6 +39,11 @@ const SOCKET_PORT = 5432;
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await makePrivate(dataDir);
+  // A new data directory is initialised by a process of its own, which then exits. PGlite's
+  // initdb grows its WASM memory to ~600 MB, and neither that nor the malloc arena its thread used
+  // goes back to the OS while the process lives: a first start (every quick start) held ~620 MB of
+  // RSS until restarted, a reopen ~130 (an initialising thread that then ends still left ~55 MB).
+  if (!(await initialised(dataDir))) await initialise(dataDir);
   const socketDir = await privateSocketDir();
   let thread: PgliteThread;
   try {
@@ -55,6 +62,42 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     },
   };
 }
+
+/** Whether `dataDir` holds a database already (initdb writes PG_VERSION). */
+async function initialised(dataDir: string): Promise<boolean> {
+  return (await lstat(path.join(dataDir, "PG_VERSION")).catch(() => undefined)) !== undefined;
+}
+
+/** Opened and closed as the thread opens it (same settings, same extensions), in a child process. */
+const INIT_SOURCE = `
+const [dataDir, pglitePath, pgvectorPath, conf] = process.argv.slice(1);
+require("node:v8").setFlagsFromString("--liftoff-only");
+const { PGlite } = require(pglitePath);
+const { vector } = require(pgvectorPath);
+PGlite.create(dataDir, { postgresqlconf: JSON.parse(conf), extensions: { vector } })
+  .then((db) => db.close())
+  .catch((err) => { process.stderr.write(String((err && err.message) || err)); process.exitCode = 1; });
+`;
+
+async function initialise(dataDir: string): Promise<void> {
+  const require = createRequire(import.meta.url);
+  const args = ["-e", INIT_SOURCE, dataDir, require.resolve("@electric-sql/pglite"), require.resolve("@electric-sql/pglite-pgvector"), JSON.stringify(PGLITE_CONF)];
+  try {
+    await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
+  } catch (err) {
+    const detail = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
+    throw new Error(`could not create the embedded database in ${dataDir}: ${detail}`);
+  }
+}
+
+/**
+ * Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared buffers)
+ * nearly double the process's memory for no gain at this scale. PGlite touches the whole buffer
+ * pool when it opens (its WASM memory's resident part is ~14 MB + shared_buffers), so every MB here
+ * is a MB of idle RSS: 16 MB → 4 MB took 12 MB off it (issue 16). A page not in the pool is a read
+ * of the data file, which the OS page cache answers.
+ */
+const PGLITE_CONF = ["shared_buffers=4MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"];
 
 interface PgliteThread {
   close(): Promise<void>;
@@ -76,12 +119,7 @@ async function startPgliteThread(dataDir: string, listenPath: string): Promise<P
       planCache: process.env.BERTH_PGLITE_PLAN_CACHE !== "0",
       // Liftoff-only WASM code (embedded-thread.ts): ~80 MB less idle RSS, same runs/s; 0 turns it off
       liftoffOnly: process.env.BERTH_PGLITE_LIFTOFF_ONLY !== "0",
-      // Sized for an embedded, single-process database: Postgres' defaults (128 MB of shared
-      // buffers) nearly double the process's memory for no gain at this scale. PGlite touches the
-      // whole buffer pool when it opens (its WASM memory's resident part is ~14 MB + shared_buffers),
-      // so every MB here is a MB of idle RSS: 16 MB → 4 MB took 12 MB off it (issue 16). A page not
-      // in the pool is a read of the data file, which the OS page cache answers.
-      conf: ["shared_buffers=4MB", "wal_buffers=1MB", "work_mem=4MB", "maintenance_work_mem=16MB"],
+      conf: PGLITE_CONF,
     },
   });
   // The database thread must not keep the process alive on its own; close() ends it.
