@@ -11,6 +11,10 @@
  * trial right after each round, on the rows that round stored, so each round's share of the floor
  * is taken under the same load (the machine is shared); the headline is the median round's share.
  *
+ * Each round, the same requests also go to a server that only reads and parses them
+ * (bench/tracing-parse-ceiling.ts): its share of the floor is the ceiling of any ingest that parses
+ * the SDK's requests in one Node.js thread, whatever it does after.
+ *
  * With --cpu-prof DIR the server writes a CPU profile when it exits, and DIR/window.json says when
  * the measured rounds ran, for a summary of them alone:
  *   node --import tsx bench/cpuprofile-top.ts DIR/<file>.cpuprofile --window DIR/window.json
@@ -22,7 +26,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { execSync } from "node:child_process";
+import { execSync, fork } from "node:child_process";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { printTable, summary } from "./lib.js";
 import { cpuUsed, floorTrials, freshState, INGEST_PROJECT, merged, RUNS_PER_TRACE, sdkIngest, sendAll, storedRuns, type Captured, type Workload } from "./tracing-workload.js";
@@ -92,6 +96,7 @@ const execArgv = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolv
 // (node creates the directory only when the server exits, after the window is written)
 if (args["cpu-prof"]) mkdirSync(args["cpu-prof"], { recursive: true });
 const state = await freshState(execArgv, env);
+const ceiling = await parseCeiling();
 const rows: string[][] = [];
 const f = (n: number, d = 0) => n.toFixed(d);
 try {
@@ -100,13 +105,15 @@ try {
   await sendAll(url, rewriteIds(saved.warmup, 0xffff), CONCURRENCY);
   await sendAll(url, rewriteIds(saved.measured, 0xfffe), CONCURRENCY);
   await merged(url);
+  await sendAll(ceiling.url, rounds[0]!, CONCURRENCY); // warm-up
   const projectId = (await storedRuns(state.sql, INGEST_PROJECT)).projectId!;
   const rowsPerBatch = Math.max(1, Math.round(runs / saved.measured.length));
   const floors = await floorTrials(state.sql, projectId, state.cpu);
   await floors.trial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY); // warm-up
   await floors.copyTrial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY);
-  const totals = { seconds: 0, server: 0, postgres: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, copySeconds: 0, copyRows: 0 };
+  const totals = { seconds: 0, server: 0, postgres: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
   const shares: number[] = [];
+  const ceilingShares: number[] = [];
   const copyShares: number[] = [];
   const from = process.hrtime.bigint() / 1000n; // the monotonic clock, as the profile's timestamps
   for (let round = 1; round <= ROUNDS; round++) {
@@ -138,21 +145,39 @@ try {
     totals.copyRows += cp.rows;
     const copyShare = runs / seconds / (cp.rows / cp.seconds);
     copyShares.push(copyShare);
-    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), load]);
+    // the parse-only server on the same requests (the round's runs, parsed and dropped)
+    const c0 = performance.now();
+    await sendAll(ceiling.url, requests, CONCURRENCY);
+    const ceilingSeconds = (performance.now() - c0) / 1000;
+    totals.ceilingSeconds += ceilingSeconds;
+    const ceilingShare = runs / ceilingSeconds / (fl.rows / fl.seconds);
+    ceilingShares.push(ceilingShare);
+    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
   }
   if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
   const all = runs * ROUNDS;
   const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const median = medianOf(shares);
   const copyMedian = medianOf(copyShares);
-  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.floorPg) / totals.floorRows), ""]);
+  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.floorPg) / totals.floorRows), f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
   await floors.drop();
   const stored = await storedRuns(state.sql, INGEST_PROJECT);
   if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);
   console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}; floor: the round's rows, ${rowsPerBatch} per INSERT (and per COPY: copy floor), c=${CONCURRENCY}, right after the round`);
-  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "floor pg µs/row", "load"], rows);
-  console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); ${(100 * copyMedian).toFixed(0)}% of the COPY floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row`);
+  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "floor pg µs/row", "parse-only runs/s", "parse-only share", "load"], rows);
+  console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); ${(100 * copyMedian).toFixed(0)}% of the COPY floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row; a server that only parses the requests (bench/tracing-parse-ceiling.ts) reaches ${(100 * medianOf(ceilingShares)).toFixed(0)}% of the floor`);
 } finally {
+  ceiling.stop();
   await state.close();
+}
+
+/** The parse-only server (bench/tracing-parse-ceiling.ts), in a process of its own like Berth's. */
+async function parseCeiling() {
+  const child = fork(path.join(import.meta.dirname, "tracing-parse-ceiling.ts"), { execArgv: ["--import", "tsx"], stdio: "inherit" });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("message", (m: { url: string }) => resolve(m.url));
+    child.once("exit", (code) => reject(new Error(`the parse-only server exited (${code})`)));
+  });
+  return { url, stop: () => child.kill("SIGTERM") };
 }
 process.exit(0);
