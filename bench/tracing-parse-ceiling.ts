@@ -7,7 +7,8 @@
  * and prints its runs/s as a share of the same floor: Berth's share cannot exceed it, and the
  * distance between the two is what Berth's checks, staging, merge and writes cost.
  *
- * Run as a child process: answers its parent with {url} on the IPC channel once listening.
+ * Run as a child process: answers its parent with {url} on the IPC channel once listening; ended
+ * with SIGTERM.
  */
 import http from "node:http";
 import zlib from "node:zlib";
@@ -42,8 +43,5 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, "127.0.0.1", () => {
   const { port } = server.address() as { port: number };
   process.send!({ url: `http://127.0.0.1:${port}` });
-});
-process.on("message", (m) => {
-  if (m === "stop") server.close(() => process.exit(0)), server.closeAllConnections();
 });
 process.on("SIGTERM", () => process.exit(0));

@@ -25,7 +25,9 @@ describe.skipIf(!servicesUp())("lease sweep on a runs table never analyzed [post
   let server: TestServer | undefined;
   let db: TestDatabase | undefined;
   let sql: pg.Pool | undefined;
+  let holder: pg.Client | undefined;
   afterAll(async () => {
+    await holder?.end().catch(() => undefined);
     await server?.close({ keepDatabase: true });
     await sql?.end();
     await db?.drop();
@@ -44,7 +46,8 @@ describe.skipIf(!servicesUp())("lease sweep on a runs table never analyzed [post
 
     // a snapshot held while the runs run: their ended versions stay visible to it, so no scan
     // may mark their index entries dead meanwhile
-    const holder = new pg.Client({ connectionString: db.uri });
+    holder = new pg.Client({ connectionString: db.uri });
+    holder.on("error", () => undefined); // dropped with the database if the test fails before its end
     await holder.connect();
     await holder.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
     await holder.query("SELECT count(*) FROM runs");
@@ -68,6 +71,7 @@ describe.skipIf(!servicesUp())("lease sweep on a runs table never analyzed [post
     server = undefined;
     await holder.query("COMMIT");
     await holder.end();
+    holder = undefined;
     await serverGone();
 
     // a run left running by a worker that died: its lease lapses in a few seconds (the next

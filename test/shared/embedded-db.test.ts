@@ -14,6 +14,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/shared/db/index.js";
+import { startEmbeddedPostgres } from "../../src/shared/db/embedded.js";
 
 /** The Unix socket path of the embedded database, from its connection string. */
 function socketPath(connectionString: string): string {
@@ -255,4 +256,20 @@ describe("embedded database: memory of a first start", () => {
     const again = await rssOnceOpen(data);
     expect(first, `resident MB: first start ${first}, reopen ${again}`).toBeLessThan(again + 100);
   }, 300_000);
+
+  // PGlite's file system throws errors without a message: they used to reach the user as "[object Object]"
+  it("a data directory that cannot become a database is refused with words naming it", async () => {
+    const bad = await mkdtemp(path.join(os.tmpdir(), "berth-embedded-bad-"));
+    try {
+      await writeFile(path.join(bad, "base"), "a file where initdb makes a directory");
+      const refused = await startEmbeddedPostgres(bad).then(
+        async (db) => (await db.close(), undefined),
+        (err: Error) => err,
+      );
+      expect(refused?.message).toMatch(/^could not create the embedded database in .+: a file system error in the data directory \(PGlite errno \d+\)\. Give it an empty directory/);
+      expect(refused?.message).not.toContain("[object Object]");
+    } finally {
+      await rm(bad, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -30,7 +30,20 @@
  * It is evaluated (not a module file) so that it runs the same from the TypeScript sources (tsx,
  * vitest) and from dist/; it loads PGlite from absolute paths resolved by the main thread.
  */
-export const PGLITE_THREAD_SOURCE = `
+/**
+ * PGlite's failures as words, for the code below and the initialising process (embedded.ts): its
+ * WASM file system throws errors without a message (\`ErrnoError { errno: 54 }\` for a file where a
+ * directory must be), which \`String(err)\` turns into "[object Object]".
+ */
+export const DESCRIBE_ERROR_SOURCE = `
+function describeError(err) {
+  if (err && typeof err.message === "string" && err.message) return err.message;
+  if (err && err.name === "ErrnoError") return "a file system error in the data directory (PGlite errno " + err.errno + ")";
+  try { return JSON.stringify(err) ?? String(err); } catch { return String(err); }
+}
+`;
+
+export const PGLITE_THREAD_SOURCE = `${DESCRIBE_ERROR_SOURCE}
 const net = require("node:net");
 const { parentPort, workerData } = require("node:worker_threads");
 // PGlite's WASM (9 MB) compiled by Liftoff only, not tiered up to TurboFan as well: V8 otherwise
@@ -420,7 +433,7 @@ function serve(session, socket) {
   try {
     db = await PGlite.create(workerData.dataDir, { postgresqlconf: workerData.conf, extensions: { vector } });
   } catch (err) {
-    parentPort.postMessage({ type: "error", stage: "open", message: String(err && err.message || err) });
+    parentPort.postMessage({ type: "error", stage: "open", message: describeError(err) });
     return;
   }
   const session = new Session(db, workerData.planCache ? new PlanCache(PLAN_CACHE_MAX) : null);
@@ -440,7 +453,7 @@ function serve(session, socket) {
     });
   } catch (err) {
     await db.close().catch(() => undefined);
-    parentPort.postMessage({ type: "error", stage: "listen", message: String(err && err.message || err) });
+    parentPort.postMessage({ type: "error", stage: "listen", message: describeError(err) });
     return;
   }
   parentPort.on("message", async (m) => {

@@ -26,7 +26,7 @@ import { createRequire } from "node:module";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
-import { PGLITE_THREAD_SOURCE } from "./embedded-thread.js";
+import { DESCRIBE_ERROR_SOURCE, PGLITE_THREAD_SOURCE } from "./embedded-thread.js";
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -69,14 +69,14 @@ async function initialised(dataDir: string): Promise<boolean> {
 }
 
 /** Opened and closed as the thread opens it (same settings, same extensions), in a child process. */
-const INIT_SOURCE = `
+const INIT_SOURCE = `${DESCRIBE_ERROR_SOURCE}
 const [dataDir, pglitePath, pgvectorPath, conf] = process.argv.slice(1);
 require("node:v8").setFlagsFromString("--liftoff-only");
 const { PGlite } = require(pglitePath);
 const { vector } = require(pgvectorPath);
 PGlite.create(dataDir, { postgresqlconf: JSON.parse(conf), extensions: { vector } })
   .then((db) => db.close())
-  .catch((err) => { process.stderr.write(String((err && err.message) || err)); process.exitCode = 1; });
+  .catch((err) => { process.stderr.write(describeError(err)); process.exitCode = 1; });
 `;
 
 async function initialise(dataDir: string): Promise<void> {
@@ -86,7 +86,10 @@ async function initialise(dataDir: string): Promise<void> {
     await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   } catch (err) {
     const detail = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
-    throw new Error(`could not create the embedded database in ${dataDir}: ${detail}`);
+    throw new Error(
+      `could not create the embedded database in ${dataDir}: ${detail}. ` +
+        `Give it an empty directory or one that holds a Berth database (--data-dir or BERTH_DATA_DIR).`,
+    );
   }
 }
 
