@@ -16,7 +16,7 @@
  * The server runs as its own process (`berth serve` from a fresh dist/ build), as in production;
  * the client is bench/lib.ts's (node:http with keep-alive; BENCH_CLIENT=fetch for fetch), for Berth and the peer alike.
  * Usage: node --import tsx bench/agent-server.ts   (BENCH_BACKENDS=pglite,postgres  BENCH_N=200
- * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison that judges the c=1 overhead, the c=50 share and
+ * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison (BENCH_C50_N=800 runs in each c=50 slice) that judges the c=1 overhead, the c=50 share and
  * one thread's queue, and, with BENCH_PEER_URL, PGlite c=50 against the peer's one-shot c=50; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
  * server and floor have each run ~700 runs: both are warm.
  * BENCH_WARMUP=20: runs before the one-shot c=1 latency, floor and server alike. After 20 the server is
@@ -82,6 +82,13 @@ async function measure(url: string) {
 
 /** Rounds of the alternating floor/Berth comparison that judges issue 16's targets (see `interleaved`). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? process.env.BENCH_C50_ROUNDS ?? 5);
+/**
+ * Runs per c=50 slice of the alternating rounds. At 200 (BENCH_N) a slice lasted under a second,
+ * and its ramp (50 runs starting at once, then a tail with fewer than 50 in flight) was a large
+ * part of it: five rounds' shares spread 44–78% on one quiet machine (medians 56–71% between bench
+ * runs). At 800 they spread 69–78%.
+ */
+const C50_N = Number(process.env.BENCH_C50_N ?? 800);
 
 /** 100 runs on one thread at Berth: created at once (enqueue), then joined in order. */
 async function oneThreadMs(url: string): Promise<number> {
@@ -116,9 +123,9 @@ async function interleaved(url: string, floorOnce: (i: number, threadId?: string
     const sv1 = await sequential(N, (i) => createAndJoin(url, threads1[i]!, i));
     overheads.push(median(sv1) - median(fl1));
 
-    const fl = await pool(N, 50, (i) => floorOnce(i));
-    const threads = await Promise.all(Array.from({ length: N }, () => createThread(url)));
-    const sv = await pool(N, 50, (i) => createAndJoin(url, threads[i]!, i));
+    const fl = await pool(C50_N, 50, (i) => floorOnce(i));
+    const threads = await Promise.all(Array.from({ length: C50_N }, () => createThread(url)));
+    const sv = await pool(C50_N, 50, (i) => createAndJoin(url, threads[i]!, i));
     shares.push(sv / fl);
     c50s.push(sv);
 
@@ -223,7 +230,7 @@ for (const backend of BACKENDS) {
       `${f(oneRatio, 2)}× the sequential floor (one shot)${vsPeer(sv.oneThreadMs, peer?.oneThreadMs, false)}`],
     [`c=1 p50 overhead, ${ROUNDS} alternating rounds (ms)`, "", f(rd.overhead, 2), "",
       `median of ${list(rd.overheads, (x) => f(x, 2))}${backend === "postgres" ? (rd.overhead <= 3 ? "  ✓ ≤ 3" : "  ✗ > 3") : ""}`],
-    [`c=50 share, ${ROUNDS} alternating rounds`, "", pct(rd.share), "",
+    [`c=50 share, ${ROUNDS} alternating rounds of ${C50_N} runs`, "", pct(rd.share), "",
       `median of ${list(rd.shares, pct)}${backend === "postgres" ? (rd.share >= 0.6 ? "  ✓ ≥ 60%" : "  ✗ < 60%") : ""}`],
     // Berth warm against the peer measured alone, before any Berth server ran: peer slices taken
     // within the rounds, right after Berth's, ran slower than alone and flattered Berth (4.3–5.2×

@@ -6,7 +6,7 @@
  * --load, saved with --save), then sent R times to one server at --concurrency, each round with its
  * run ids rewritten (the same bytes otherwise, gzip again before the clock starts), so every round
  * inserts new runs as the SDK would. Per round: runs/s until every run is merged, and the CPU µs per
- * run of the server and of the database's Postgres backends. Then the pg-only floor on the rows the
+ * run of the server, of the database's Postgres backends and of this client. Then the pg-only floor on the rows the
  * rounds stored (as bench/tracing.ts measures it), at the same concurrency and batch size: one floor
  * trial right after each round, on the rows that round stored, so each round's share of the floor
  * is taken under the same load (the machine is shared); the headline is the median round's share.
@@ -22,6 +22,7 @@
  * Usage: node --import tsx bench/tracing-replay.ts [--runs 2000] [--workload posted-patched|merged]
  *        [--concurrency 5] [--rounds 3] [--save FILE | --load FILE] [--cpu-prof DIR] [--from-source]
  * (--from-source runs the server from src/ through tsx; otherwise build dist/ first: npx tsc -p tsconfig.build.json)
+ * BENCH_SERVER_NODE_ARGS="--trace-gc --max-semi-space-size=64": node flags for the server, space-separated.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -92,7 +93,7 @@ function rewriteIds(requests: Captured[], round: number): Captured[] {
 const saved = await capture();
 if (saved.workload !== workload) throw new Error(`${args.load} holds workload ${saved.workload}, not ${workload}`);
 const runs = saved.runs;
-const execArgv = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : [];
+const execArgv = [...(args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : []), ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
 // (node creates the directory only when the server exits, after the window is written)
 if (args["cpu-prof"]) mkdirSync(args["cpu-prof"], { recursive: true });
 const state = await freshState(execArgv, env);
@@ -111,7 +112,7 @@ try {
   const floors = await floorTrials(state.sql, projectId, state.cpu);
   await floors.trial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY); // warm-up
   await floors.copyTrial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY);
-  const totals = { seconds: 0, server: 0, postgres: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
+  const totals = { seconds: 0, server: 0, postgres: 0, client: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, floorClient: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
   const shares: number[] = [];
   const ceilingShares: number[] = [];
   const copyShares: number[] = [];
@@ -129,6 +130,7 @@ try {
     totals.seconds += seconds;
     totals.server += cpu.server;
     totals.postgres += cpu.postgres;
+    totals.client += cpu.client;
     const lat = summary(latencies);
     const load = uptime();
     // the floor on this round's rows, right after it
@@ -137,6 +139,7 @@ try {
     totals.floorSeconds += fl.seconds;
     totals.floorRows += fl.rows;
     totals.floorPg += fl.cpu.postgres;
+    totals.floorClient += fl.cpu.client;
     const share = runs / seconds / (fl.rows / fl.seconds);
     shares.push(share);
     const cp = await floors.copyTrial(idPrefix(round), rowsPerBatch, CONCURRENCY);
@@ -152,19 +155,19 @@ try {
     totals.ceilingSeconds += ceilingSeconds;
     const ceilingShare = runs / ceilingSeconds / (fl.rows / fl.seconds);
     ceilingShares.push(ceilingShare);
-    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
+    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
   }
   if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
   const all = runs * ROUNDS;
   const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const median = medianOf(shares);
   const copyMedian = medianOf(copyShares);
-  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.floorPg) / totals.floorRows), f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
+  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
   await floors.drop();
   const stored = await storedRuns(state.sql, INGEST_PROJECT);
   if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);
   console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}; floor: the round's rows, ${rowsPerBatch} per INSERT (and per COPY: copy floor), c=${CONCURRENCY}, right after the round`);
-  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "floor pg µs/row", "parse-only runs/s", "parse-only share", "load"], rows);
+  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "client µs/run", "floor pg µs/row", "floor client µs/row", "parse-only runs/s", "parse-only share", "load"], rows);
   console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); ${(100 * copyMedian).toFixed(0)}% of the COPY floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row; a server that only parses the requests (bench/tracing-parse-ceiling.ts) reaches ${(100 * medianOf(ceilingShares)).toFixed(0)}% of the floor`);
 } finally {
   ceiling.stop();
