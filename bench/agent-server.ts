@@ -16,8 +16,8 @@
  * The server runs as its own process (`berth serve` from a fresh dist/ build), as in production;
  * the client is bench/lib.ts's (node:http with keep-alive; BENCH_CLIENT=fetch for fetch), for Berth and the peer alike.
  * Usage: node --import tsx bench/agent-server.ts   (BENCH_BACKENDS=pglite,postgres  BENCH_N=200
- * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison (BENCH_C50_N=800 runs in each c=50 slice) that judges the c=1 overhead, the c=50 share and
- * one thread's queue, and, with BENCH_PEER_URL, PGlite c=50 against the peer's one-shot c=50; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
+ * BENCH_ROUNDS=5: rounds of the alternating floor/Berth comparison that judges the c=1 overhead, the c=50 share
+ * (BENCH_C50_N=800 runs in each c=50 slice) and one thread's queue, and, with BENCH_PEER_URL, PGlite c=50 against the peer's one-shot c=50; BENCH_C50_ROUNDS is its older name. They come after the one-shot rows, when
  * server and floor have each run ~700 runs: both are warm.
  * BENCH_WARMUP=20: runs before the one-shot c=1 latency, floor and server alike. After 20 the server is
  * still compiling its hot code: in bench/agent-server-roundtrips.ts its threads other than the
@@ -86,7 +86,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? process.env.BENCH_C50_ROUNDS ?
  * Runs per c=50 slice of the alternating rounds. At 200 (BENCH_N) a slice lasted under a second,
  * and its ramp (50 runs starting at once, then a tail with fewer than 50 in flight) was a large
  * part of it: five rounds' shares spread 44–78% on one quiet machine (medians 56–71% between bench
- * runs). At 800 they spread 69–78%.
+ * runs). At 800 they spread 61–81%, with medians of 71–72%.
  */
 const C50_N = Number(process.env.BENCH_C50_N ?? 800);
 
