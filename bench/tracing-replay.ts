@@ -6,10 +6,11 @@
  * --load, saved with --save), then sent R times to one server at --concurrency, each round with its
  * run ids rewritten (the same bytes otherwise, gzip again before the clock starts), so every round
  * inserts new runs as the SDK would. Per round: runs/s until every run is merged, and the CPU µs per
- * run of the server, of the database's Postgres backends and of this client. Then the pg-only floor on the rows the
- * rounds stored (as bench/tracing.ts measures it), at the same concurrency and batch size: one floor
- * trial right after each round, on the rows that round stored, so each round's share of the floor
- * is taken under the same load (the machine is shared); the headline is the median round's share.
+ * run of the server, of the database's Postgres backends and of this client. Then the pg-only floor
+ * on the rows the rounds stored (as bench/tracing.ts measures it), at the same concurrency and batch
+ * size: one floor trial right after each round, on the rows that round stored, so each round's share
+ * of the floor is taken under the same load (the machine is shared); the headline is the median
+ * round's share.
  *
  * Each round, the same requests also go to a server that only reads and parses them
  * (bench/tracing-parse-ceiling.ts): its share of the floor is the ceiling of any ingest that parses
@@ -93,7 +94,10 @@ function rewriteIds(requests: Captured[], round: number): Captured[] {
 const saved = await capture();
 if (saved.workload !== workload) throw new Error(`${args.load} holds workload ${saved.workload}, not ${workload}`);
 const runs = saved.runs;
-const execArgv = [...(args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : []), ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
+const execArgv = [
+  ...(args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(args["cpu-prof"])] : []),
+  ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+];
 // (node creates the directory only when the server exits, after the window is written)
 if (args["cpu-prof"]) mkdirSync(args["cpu-prof"], { recursive: true });
 const state = await freshState(execArgv, env);

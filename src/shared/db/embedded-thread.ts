@@ -1,4 +1,17 @@
 /**
+ * PGlite's failures as words, for the code below and the initialising process (embedded.ts): its
+ * WASM file system throws errors without a message (\`ErrnoError { errno: 54 }\` for a file where a
+ * directory must be), which \`String(err)\` turns into "[object Object]".
+ */
+export const DESCRIBE_ERROR_SOURCE = `
+function describeError(err) {
+  if (err && typeof err.message === "string" && err.message) return err.message;
+  if (err && err.name === "ErrnoError") return "a file system error in the data directory (PGlite errno " + err.errno + ")";
+  try { return JSON.stringify(err) ?? String(err); } catch { return String(err); }
+}
+`;
+
+/**
  * The code of the embedded database's thread: PGlite, and a Postgres wire-protocol front on a Unix
  * socket that lets any number of `pg` connections share PGlite's one session safely.
  *
@@ -30,19 +43,6 @@
  * It is evaluated (not a module file) so that it runs the same from the TypeScript sources (tsx,
  * vitest) and from dist/; it loads PGlite from absolute paths resolved by the main thread.
  */
-/**
- * PGlite's failures as words, for the code below and the initialising process (embedded.ts): its
- * WASM file system throws errors without a message (\`ErrnoError { errno: 54 }\` for a file where a
- * directory must be), which \`String(err)\` turns into "[object Object]".
- */
-export const DESCRIBE_ERROR_SOURCE = `
-function describeError(err) {
-  if (err && typeof err.message === "string" && err.message) return err.message;
-  if (err && err.name === "ErrnoError") return "a file system error in the data directory (PGlite errno " + err.errno + ")";
-  try { return JSON.stringify(err) ?? String(err); } catch { return String(err); }
-}
-`;
-
 export const PGLITE_THREAD_SOURCE = `${DESCRIBE_ERROR_SOURCE}
 const net = require("node:net");
 const { parentPort, workerData } = require("node:worker_threads");
