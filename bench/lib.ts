@@ -146,11 +146,12 @@ export interface Server {
  */
 export async function forkBerth<M extends { url: string }>(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; execArgv?: string[]; stdio?: ("ignore" | "inherit" | "pipe" | "ipc")[]; timeoutMs?: number },
+  options: { env: NodeJS.ProcessEnv; execArgv?: string[]; stdio?: ("ignore" | "inherit" | "pipe" | "ipc")[]; timeoutMs?: number; bin?: string },
 ): Promise<{ child: ChildProcess; ready: M & { type: "ready" }; stop(): Promise<void> }> {
-  // BENCH_BERTH_BIN: another build's bin/berth.js (a copy of bin/, dist/ and package.json inside
-  // this checkout, so it resolves the same node_modules), for before/after runs in one session
-  const child = fork(process.env.BENCH_BERTH_BIN ?? path.join(ROOT, "bin/berth.js"), args, {
+  // BENCH_BERTH_BIN (or `bin`): another build's bin/berth.js (a copy of bin/, dist/ and
+  // package.json inside this checkout, so it resolves the same node_modules), for before/after
+  // runs in one session
+  const child = fork(options.bin ?? process.env.BENCH_BERTH_BIN ?? path.join(ROOT, "bin/berth.js"), args, {
     env: options.env,
     stdio: options.stdio ?? ["ignore", "inherit", "inherit", "ipc"],
     execArgv: options.execArgv ?? [],

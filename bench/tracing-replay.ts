@@ -25,13 +25,14 @@
  * (--from-source runs the server from src/ through tsx; otherwise build dist/ first: npx tsc -p tsconfig.build.json)
  * BENCH_SERVER_NODE_ARGS="--trace-gc --max-semi-space-size=64": node flags for the server, space-separated.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { execSync, fork } from "node:child_process";
-import { gunzipSync, gzipSync } from "node:zlib";
 import { printTable, summary } from "./lib.js";
-import { cpuUsed, floorTrials, freshState, INGEST_PROJECT, merged, RUNS_PER_TRACE, sdkIngest, sendAll, storedRuns, type Captured, type Workload } from "./tracing-workload.js";
+import {
+  cpuUsed, floorTrials, freshState, idPrefix, INGEST_PROJECT, loadCapture, merged, rewriteIds, RUNS_PER_TRACE, saveCapture, sdkIngest, sendAll, storedRuns, type SavedCapture, type Workload,
+} from "./tracing-workload.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -54,41 +55,17 @@ const ROUNDS = Number(args.rounds);
 const env = args["from-source"] ? { BERTH_FROM_SOURCE: "1" } : {};
 const uptime = () => execSync("uptime").toString().trim().replace(/^.*load average/, "load average");
 
-interface Saved {
-  workload: Workload;
-  runs: number;
-  warmup: Captured[];
-  measured: Captured[];
-}
-const toJson = (c: Captured) => ({ ...c, body: c.body.toString("base64") });
-const fromJson = (c: Captured & { body: string }) => ({ ...c, body: Buffer.from(c.body, "base64") });
-
-async function capture(): Promise<Saved> {
-  if (args.load) {
-    const saved = JSON.parse(readFileSync(args.load, "utf8")) as Saved;
-    return { ...saved, warmup: saved.warmup.map((c) => fromJson(c as never)), measured: saved.measured.map((c) => fromJson(c as never)) };
-  }
+async function capture(): Promise<SavedCapture> {
+  if (args.load) return loadCapture(args.load);
   const state = await freshState([], env);
   try {
     const sdk = await sdkIngest(state.server.url, state.cpu, workload, TRACES);
     const saved = { workload, runs: RUNS, warmup: sdk.warmup, measured: sdk.measured };
-    if (args.save) writeFileSync(args.save, JSON.stringify({ ...saved, warmup: saved.warmup.map(toJson), measured: saved.measured.map(toJson) }));
+    if (args.save) saveCapture(args.save, saved);
     return saved;
   } finally {
     await state.close();
   }
-}
-
-/** The same requests with every UUID's first 8 hex digits set to `round`: new runs, same bytes otherwise. */
-const idPrefix = (round: number) => round.toString(16).padStart(8, "0");
-function rewriteIds(requests: Captured[], round: number): Captured[] {
-  const prefix = idPrefix(round);
-  return requests.map((r) => {
-    const plain = r.contentEncoding === "gzip" ? gunzipSync(r.body) : r.body;
-    const text = plain.toString("latin1").replace(/[0-9a-f]{8}(?=-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/g, prefix);
-    const body = Buffer.from(text, "latin1");
-    return { ...r, body: r.contentEncoding === "gzip" ? gzipSync(body) : body };
-  });
 }
 
 const saved = await capture();

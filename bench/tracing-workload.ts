@@ -5,8 +5,8 @@
  * CPU time of the server and of the database's Postgres backends, and the pg-only floor.
  */
 import { execSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
+import { readFileSync, writeFileSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { Client, RunTree } from "langsmith";
 import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
@@ -24,18 +24,20 @@ export interface TracingServer {
   child: ChildProcess;
   stop(): Promise<void>;
 }
-export async function startTracing(db: BenchDb, execArgv: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<TracingServer> {
+/** `bin`: another build's bin/berth.js (bench/lib.ts forkBerth). */
+export async function startTracing(db: BenchDb, execArgv: string[] = [], env: NodeJS.ProcessEnv = {}, bin?: string): Promise<TracingServer> {
   const { child, ready, stop } = await forkBerth(["tracing", "--port", "0"], {
     env: { ...process.env, DATABASE_URI: db.uri!, BERTH_API_KEY: API_KEY, BERTH_DATA_DIR: db.dataDir, LOG_LEVEL: "warn", ...env },
     execArgv,
+    bin,
   });
   return { url: ready.url, child, stop };
 }
 
 /** A scratch database, a server on it and a pg pool: a fresh, empty state. */
-export async function freshState(execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
+export async function freshState(execArgv: string[] = [], env: NodeJS.ProcessEnv = {}, bin?: string) {
   const db = await createDb("postgres");
-  const server = await startTracing(db, execArgv, env);
+  const server = await startTracing(db, execArgv, env, bin);
   const sql = new pg.Pool({ connectionString: db.uri, max: 12 });
   return {
     db,
@@ -191,6 +193,37 @@ export interface Captured {
   body: Buffer;
   contentType: string;
   contentEncoding: string | null;
+}
+
+/** Captured requests as bench/tracing-replay.ts --save writes them (bodies in base64). */
+export interface SavedCapture {
+  workload: Workload;
+  runs: number;
+  warmup: Captured[];
+  measured: Captured[];
+}
+const capturedToJson = (c: Captured) => ({ ...c, body: c.body.toString("base64") });
+const capturedFromJson = (c: Captured & { body: string }) => ({ ...c, body: Buffer.from(c.body, "base64") });
+
+export function saveCapture(file: string, saved: SavedCapture): void {
+  writeFileSync(file, JSON.stringify({ ...saved, warmup: saved.warmup.map(capturedToJson), measured: saved.measured.map(capturedToJson) }));
+}
+
+export function loadCapture(file: string): SavedCapture {
+  const saved = JSON.parse(readFileSync(file, "utf8")) as SavedCapture;
+  return { ...saved, warmup: saved.warmup.map((c) => capturedFromJson(c as never)), measured: saved.measured.map((c) => capturedFromJson(c as never)) };
+}
+
+/** The same requests with every UUID's first 8 hex digits set to `round`: new runs, same bytes otherwise. */
+export const idPrefix = (round: number) => round.toString(16).padStart(8, "0");
+export function rewriteIds(requests: Captured[], round: number): Captured[] {
+  const prefix = idPrefix(round);
+  return requests.map((r) => {
+    const plain = r.contentEncoding === "gzip" ? gunzipSync(r.body) : r.body;
+    const text = plain.toString("latin1").replace(/[0-9a-f]{8}(?=-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/g, prefix);
+    const body = Buffer.from(text, "latin1");
+    return { ...r, body: r.contentEncoding === "gzip" ? gzipSync(body) : body };
+  });
 }
 
 /** A request body, whatever form the SDK gave it in, as bytes (a stream is consumed: send the bytes instead). */
