@@ -10,8 +10,8 @@
 # It installs into a cache directory OUTSIDE the clone (BERTH_PEER_DIR, default
 # ~/.cache/berth/bench-peer), so the peer's node_modules never mix with Berth's, with the LangChain
 # versions Berth's package.json asks for; the graph files are copied there so they resolve the
-# peer's own @langchain packages. The dev server keeps its state in memory (restart it between runs
-# for a clean start). Options: PORT (2024), BERTH_PEER_CLI_VERSION (1.5.1), N_JOBS_PER_WORKER (10).
+# peer's own @langchain packages. The dev server keeps its state in memory and saves it on exit;
+# each start of this script begins empty (restart it between runs for a clean start). Options: PORT (2024), BERTH_PEER_CLI_VERSION (1.5.1), N_JOBS_PER_WORKER (10).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,6 +46,11 @@ cat > langgraph.json <<'JSON'
   "env": {}
 }
 JSON
+
+# A clean start: the dev server saves its threads, runs and checkpoints under .langgraph_api when it
+# stops and loads them again when it starts, and it slows as they pile up (c=50 went 52 -> 16 runs/s
+# over seven bench runs, restarts included, with 176 MB saved there).
+rm -rf "$PEER_DIR/.langgraph_api"
 
 # The example agent's offline model (the Berth benchmark sets the same), no tracing upload.
 export BERTH_CHAT_MODEL=echo LANGSMITH_TRACING=false LANGCHAIN_TRACING_V2=false
