@@ -94,7 +94,8 @@ const C50_N = Number(process.env.BENCH_C50_N ?? 800);
  * The peer's c=50 as Berth's is judged: ROUNDS slices of C50_N runs (threads made first), taken one
  * after another with the peer alone (before any Berth server runs), their median. Its one-shot
  * figure (N runs, with the ramp) read 38–56 runs/s across five bench runs on one machine, which
- * alone moved Berth's ratio between 2.3× and 3.7×.
+ * alone moved Berth's ratio between 2.3× and 3.7×. The peer slows as its in-memory store fills, so
+ * its slices decline within a run (55 → 36 runs/s, starting empty): the median is not its best.
  */
 async function peerC50Slices(url: string): Promise<{ c50s: number[]; c50: number }> {
   const c50s: number[] = [];

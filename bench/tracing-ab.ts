@@ -18,7 +18,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { execSync } from "node:child_process";
-import { printTable } from "./lib.js";
+import { median, printTable } from "./lib.js";
 import { cpuUsed, freshState, loadCapture, merged, rewriteIds, sendAll } from "./tracing-workload.js";
 
 const { values: args } = parseArgs({
@@ -37,11 +37,8 @@ const saved = loadCapture(args.load);
 const runs = saved.runs;
 const uptime = () => execSync("uptime").toString().trim().replace(/^.*load average: /, "");
 
-const builds = [
-  { name: "A", bin: path.resolve(args.a!), state: await freshState([], {}, path.resolve(args.a!)) },
-  { name: "B", bin: path.resolve(args.b), state: await freshState([], {}, path.resolve(args.b)) },
-];
-const medianOf = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const build = async (name: string, bin: string) => ({ name, bin: path.resolve(bin), state: await freshState([], {}, path.resolve(bin)) });
+const builds = [await build("A", args.a!), await build("B", args.b)];
 const f = (n: number, d = 0) => n.toFixed(d);
 try {
   // warm-up of both: JIT, connections, prepared statements, caches
@@ -72,7 +69,7 @@ try {
   }
   console.log(`## tracing ingest A/B: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests (${saved.workload}), c=${CONCURRENCY}; A ${builds[0]!.bin}, B ${builds[1]!.bin}`);
   printTable(["", "A runs/s", "B runs/s", "B/A runs/s", "A server µs/run", "B server µs/run", "B/A server CPU", "A pg µs/run", "B pg µs/run", "load"], rows);
-  console.log(`B/A: runs/s ${f(medianOf(speed), 3)} (median round; ${f(Math.min(...speed), 3)}–${f(Math.max(...speed), 3)}), server CPU per run ${f(medianOf(cpu), 3)} (${f(Math.min(...cpu), 3)}–${f(Math.max(...cpu), 3)})`);
+  console.log(`B/A: runs/s ${f(median(speed), 3)} (median round; ${f(Math.min(...speed), 3)}–${f(Math.max(...speed), 3)}), server CPU per run ${f(median(cpu), 3)} (${f(Math.min(...cpu), 3)}–${f(Math.max(...cpu), 3)})`);
 } finally {
   for (const b of builds) await b.state.close();
 }

@@ -11,7 +11,8 @@
 # ~/.cache/berth/bench-peer), so the peer's node_modules never mix with Berth's, with the LangChain
 # versions Berth's package.json asks for; the graph files are copied there so they resolve the
 # peer's own @langchain packages. The dev server keeps its state in memory and saves it on exit;
-# each start of this script begins empty (restart it between runs for a clean start). Options: PORT (2024), BERTH_PEER_CLI_VERSION (1.5.1), N_JOBS_PER_WORKER (10).
+# each start of this script begins empty (restart it between runs for a clean start).
+# Options: PORT (2024), BERTH_PEER_CLI_VERSION (1.5.1), N_JOBS_PER_WORKER (10).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
