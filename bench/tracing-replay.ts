@@ -5,12 +5,14 @@
  * The langsmith SDK's `POST /runs/multipart` requests for N runs are captured once (or loaded from
  * --load, saved with --save), then sent R times to one server at --concurrency, each round with its
  * run ids rewritten (the same bytes otherwise, gzip again before the clock starts), so every round
- * inserts new runs as the SDK would. Per round: runs/s until every run is merged, and the CPU µs per
- * run of the server, of the database's Postgres backends and of this client. Then the pg-only floor
+ * inserts new runs as the SDK would. Per round: runs/s until every run is merged, the CPU µs per run
+ * of the server (and of its main thread alone), of the database's Postgres backends and of this
+ * client, and how busy the machine was. Then the pg-only floor
  * on the rows the rounds stored (as bench/tracing.ts measures it), at the same concurrency and batch
  * size: one floor trial right after each round, on the rows that round stored, so each round's share
  * of the floor is taken under the same load (the machine is shared); the headline is the median
- * round's share.
+ * round's share. The last line says what reaching half the floor's rate would leave the server (see
+ * budget below), next to what it spent.
  *
  * Each round, the same requests also go to a server that only reads and parses them
  * (bench/tracing-parse-ceiling.ts): its share of the floor is the ceiling of any ingest that parses
@@ -26,6 +28,7 @@
  * BENCH_SERVER_NODE_ARGS="--trace-gc --max-semi-space-size=64": node flags for the server, space-separated.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { execSync, fork } from "node:child_process";
@@ -93,7 +96,7 @@ try {
   const floors = await floorTrials(state.sql, projectId, state.cpu);
   await floors.trial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY); // warm-up
   await floors.copyTrial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY);
-  const totals = { seconds: 0, server: 0, postgres: 0, client: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, floorClient: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
+  const totals = { seconds: 0, server: 0, serverMain: 0, postgres: 0, client: 0, busy: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, floorClient: 0, floorBusy: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
   const shares: number[] = [];
   const ceilingShares: number[] = [];
   const copyShares: number[] = [];
@@ -110,6 +113,8 @@ try {
     const cpu = cpuUsed(before, await state.cpu());
     totals.seconds += seconds;
     totals.server += cpu.server;
+    totals.serverMain += cpu.serverMain;
+    totals.busy += cpu.busy * seconds;
     totals.postgres += cpu.postgres;
     totals.client += cpu.client;
     const lat = summary(latencies);
@@ -121,6 +126,7 @@ try {
     totals.floorRows += fl.rows;
     totals.floorPg += fl.cpu.postgres;
     totals.floorClient += fl.cpu.client;
+    totals.floorBusy += fl.cpu.busy * fl.seconds;
     const share = runs / seconds / (fl.rows / fl.seconds);
     shares.push(share);
     const cp = await floors.copyTrial(idPrefix(round), rowsPerBatch, CONCURRENCY);
@@ -136,23 +142,40 @@ try {
     totals.ceilingSeconds += ceilingSeconds;
     const ceilingShare = runs / ceilingSeconds / (fl.rows / fl.seconds);
     ceilingShares.push(ceilingShare);
-    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
+    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.serverMain) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), `${f(100 * cpu.busy)}%`, `${f(100 * fl.cpu.busy)}%`, f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
   }
   if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
   const all = runs * ROUNDS;
   const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const median = medianOf(shares);
   const copyMedian = medianOf(copyShares);
-  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
+  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.serverMain) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), `${f((100 * totals.busy) / totals.seconds)}%`, `${f((100 * totals.floorBusy) / totals.floorSeconds)}%`, f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
   await floors.drop();
   const stored = await storedRuns(state.sql, INGEST_PROJECT);
   if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);
   console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}; floor: the round's rows, ${rowsPerBatch} per INSERT (and per COPY: copy floor), c=${CONCURRENCY}, right after the round`);
-  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "pg µs/run", "server+pg µs/run", "client µs/run", "floor pg µs/row", "floor client µs/row", "parse-only runs/s", "parse-only share", "load"], rows);
+  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "main thread µs/run", "pg µs/run", "server+pg µs/run", "client µs/run", "floor pg µs/row", "floor client µs/row", "machine busy", "floor's machine busy", "parse-only runs/s", "parse-only share", "load"], rows);
   console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); ${(100 * copyMedian).toFixed(0)}% of the COPY floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row; a server that only parses the requests (bench/tracing-parse-ceiling.ts) reaches ${(100 * medianOf(ceilingShares)).toFixed(0)}% of the floor`);
+  console.log(budget(totals.floorRows / totals.floorSeconds, (1e6 * totals.serverMain) / all, (1e6 * totals.server) / all, (1e6 * totals.postgres) / all, (1e6 * totals.client) / all));
 } finally {
   ceiling.stop();
   await state.close();
+}
+
+/**
+ * What half the floor's rate leaves the server, from this run's own figures: at that rate a run has
+ * `wall` µs of the clock, so the server's main thread (one event loop) may spend at most that on it,
+ * and the server in all at most what the cores give in that time less Postgres' and the client's
+ * CPU per run as measured (with every core 100% busy, which the floor itself does not reach).
+ */
+function budget(floorRowsPerSecond: number, main: number, server: number, postgres: number, client: number): string {
+  const wall = 1e6 / (floorRowsPerSecond / 2);
+  const cores = availableParallelism();
+  const all = cores * wall - postgres - client;
+  return (
+    `to reach 50% of this floor (${f(floorRowsPerSecond / 2)} runs/s, ${f(wall)} µs of wall time a run): the server's main thread may spend ` +
+    `≤ ${f(wall)} µs a run (it spent ${f(main)}), and the server ≤ ${cores} cores × ${f(wall)} − Postgres ${f(postgres)} − client ${f(client)} = ${f(all)} µs a run in all (it spent ${f(server)})`
+  );
 }
 
 /** The parse-only server (bench/tracing-parse-ceiling.ts), in a process of its own like Berth's. */

@@ -72,31 +72,48 @@ export async function storedRuns(sql: pg.Pool, project: string) {
 
 // ---- CPU time of the three processes (they share the machine's cores) ---------------------------
 const CLK_TCK = Number(execSync("getconf CLK_TCK").toString().trim()) || 100;
-export function procCpu(pid: number): number {
+/** CPU seconds (user + system) of a process, or of one of its threads (`tid`: the main thread's is the pid). */
+export function procCpu(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime + stime
   } catch {
     return 0; // gone, or not visible from here
   }
 }
+/** The machine's CPU seconds, busy and in all (every core), from /proc/stat's first line. */
+function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal (guest time is inside user)
+  return { busy: (total - f[3]! - f[4]!) / CLK_TCK, total: total / CLK_TCK }; // minus idle and iowait
+}
 export interface Cpu {
   client: number;
   server: number;
+  /** The server's main thread alone: the JavaScript that one event loop runs. */
+  serverMain: number;
   /** Postgres backends connected to the scratch database, by pid. */
   backends: Map<number, number>;
+  machine: { busy: number; total: number };
 }
 export async function cpuNow(sql: pg.Pool, serverPid: number): Promise<Cpu> {
   const { rows } = await sql.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
   const u = process.cpuUsage();
-  return { client: (u.user + u.system) / 1e6, server: procCpu(serverPid), backends: new Map(rows.map((r) => [r.pid, procCpu(r.pid)])) };
+  return {
+    client: (u.user + u.system) / 1e6,
+    server: procCpu(serverPid),
+    serverMain: procCpu(serverPid, serverPid),
+    backends: new Map(rows.map((r) => [r.pid, procCpu(r.pid)])),
+    machine: machineCpu(),
+  };
 }
-/** CPU seconds used between two snapshots (backends that appeared in between count from zero). */
+/** CPU seconds used between two snapshots (backends that appeared in between count from zero), and the machine's busy share. */
 export function cpuUsed(a: Cpu, b: Cpu) {
   let postgres = 0;
   for (const [pid, t] of b.backends) postgres += t - (a.backends.get(pid) ?? 0);
-  return { client: b.client - a.client, server: b.server - a.server, postgres };
+  const total = b.machine.total - a.machine.total;
+  return { client: b.client - a.client, server: b.server - a.server, serverMain: b.serverMain - a.serverMain, postgres, busy: total > 0 ? (b.machine.busy - a.machine.busy) / total : NaN };
 }
 
 
