@@ -6,8 +6,8 @@
  * --load, saved with --save), then sent R times to one server at --concurrency, each round with its
  * run ids rewritten (the same bytes otherwise, gzip again before the clock starts), so every round
  * inserts new runs as the SDK would. Per round: runs/s until every run is merged, the CPU µs per run
- * of the server (and of its main thread alone), of the database's Postgres backends and of this
- * client, and how busy the machine was. Then the pg-only floor
+ * of the server (and of its main thread alone: the share of the time it ran, and waited for a core),
+ * of the database's Postgres backends and of this client, and how busy the machine was. Then the pg-only floor
  * on the rows the rounds stored (as bench/tracing.ts measures it), at the same concurrency and batch
  * size: one floor trial right after each round, on the rows that round stored, so each round's share
  * of the floor is taken under the same load (the machine is shared); the headline is the median
@@ -96,7 +96,7 @@ try {
   const floors = await floorTrials(state.sql, projectId, state.cpu);
   await floors.trial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY); // warm-up
   await floors.copyTrial(idPrefix(0xfffe), rowsPerBatch, CONCURRENCY);
-  const totals = { seconds: 0, server: 0, serverMain: 0, postgres: 0, client: 0, busy: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, floorClient: 0, floorBusy: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
+  const totals = { seconds: 0, server: 0, serverMain: 0, serverMainWait: 0, postgres: 0, client: 0, busy: 0, floorSeconds: 0, floorRows: 0, floorPg: 0, floorClient: 0, floorBusy: 0, copySeconds: 0, copyRows: 0, ceilingSeconds: 0 };
   const shares: number[] = [];
   const ceilingShares: number[] = [];
   const copyShares: number[] = [];
@@ -114,6 +114,7 @@ try {
     totals.seconds += seconds;
     totals.server += cpu.server;
     totals.serverMain += cpu.serverMain;
+    totals.serverMainWait += cpu.serverMainWait;
     totals.busy += cpu.busy * seconds;
     totals.postgres += cpu.postgres;
     totals.client += cpu.client;
@@ -142,19 +143,19 @@ try {
     totals.ceilingSeconds += ceilingSeconds;
     const ceilingShare = runs / ceilingSeconds / (fl.rows / fl.seconds);
     ceilingShares.push(ceilingShare);
-    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.serverMain) / runs), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), `${f(100 * cpu.busy)}%`, `${f(100 * fl.cpu.busy)}%`, f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
+    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.serverMain) / runs), `${f((100 * cpu.serverMain) / seconds)}%`, `${f((100 * cpu.serverMainWait) / seconds)}%`, f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), `${f(100 * cpu.busy)}%`, `${f(100 * fl.cpu.busy)}%`, f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
   }
   if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
   const all = runs * ROUNDS;
   const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const median = medianOf(shares);
   const copyMedian = medianOf(copyShares);
-  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.serverMain) / all), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), `${f((100 * totals.busy) / totals.seconds)}%`, `${f((100 * totals.floorBusy) / totals.floorSeconds)}%`, f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
+  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.serverMain) / all), `${f((100 * totals.serverMain) / totals.seconds)}%`, `${f((100 * totals.serverMainWait) / totals.seconds)}%`, f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), `${f((100 * totals.busy) / totals.seconds)}%`, `${f((100 * totals.floorBusy) / totals.floorSeconds)}%`, f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
   await floors.drop();
   const stored = await storedRuns(state.sql, INGEST_PROJECT);
   if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);
   console.log(`## ${workload}: ${runs} runs × ${ROUNDS} rounds in ${saved.measured.length} requests each, c=${CONCURRENCY}, one warm server${args["from-source"] ? " (from source)" : ""}; floor: the round's rows, ${rowsPerBatch} per INSERT (and per COPY: copy floor), c=${CONCURRENCY}, right after the round`);
-  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "main thread µs/run", "pg µs/run", "server+pg µs/run", "client µs/run", "floor pg µs/row", "floor client µs/row", "machine busy", "floor's machine busy", "parse-only runs/s", "parse-only share", "load"], rows);
+  printTable(["", "runs/s", "floor rows/s", "share", "copy floor rows/s", "share of copy floor", "accepted (s)", "merged (s)", "p50 ms", "p99 ms", "server µs/run", "main thread µs/run", "main thread on a core", "main thread waiting for a core", "pg µs/run", "server+pg µs/run", "client µs/run", "floor pg µs/row", "floor client µs/row", "machine busy", "floor's machine busy", "parse-only runs/s", "parse-only share", "load"], rows);
   console.log(`replay ${(100 * median).toFixed(0)}% of the floor (median round; rounds ${shares.map((x) => `${(100 * x).toFixed(0)}%`).join(", ")}); ${(100 * copyMedian).toFixed(0)}% of the COPY floor; CPU per run ${f((1e6 * (totals.server + totals.postgres)) / all)} µs vs the floor's ${f((1e6 * totals.floorPg) / totals.floorRows)} µs per row; a server that only parses the requests (bench/tracing-parse-ceiling.ts) reaches ${(100 * medianOf(ceilingShares)).toFixed(0)}% of the floor`);
   console.log(budget(totals.floorRows / totals.floorSeconds, (1e6 * totals.serverMain) / all, (1e6 * totals.server) / all, (1e6 * totals.postgres) / all, (1e6 * totals.client) / all));
 } finally {

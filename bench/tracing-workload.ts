@@ -82,6 +82,17 @@ export function procCpu(pid: number, tid?: number): number {
     return 0; // gone, or not visible from here
   }
 }
+/**
+ * Seconds a thread spent runnable but waiting for a core (/proc/…/schedstat's second field), 0 where
+ * the kernel keeps no schedstats.
+ */
+function runqueueWait(pid: number, tid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e9 || 0;
+  } catch {
+    return 0;
+  }
+}
 /** The machine's CPU seconds, busy and in all (every core), from /proc/stat's first line. */
 function machineCpu(): { busy: number; total: number } {
   const f = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
@@ -93,6 +104,8 @@ export interface Cpu {
   server: number;
   /** The server's main thread alone: the JavaScript that one event loop runs. */
   serverMain: number;
+  /** How long the main thread was ready to run but had no core (the cores are shared with Postgres and the client). */
+  serverMainWait: number;
   /** Postgres backends connected to the scratch database, by pid. */
   backends: Map<number, number>;
   machine: { busy: number; total: number };
@@ -104,6 +117,7 @@ export async function cpuNow(sql: pg.Pool, serverPid: number): Promise<Cpu> {
     client: (u.user + u.system) / 1e6,
     server: procCpu(serverPid),
     serverMain: procCpu(serverPid, serverPid),
+    serverMainWait: runqueueWait(serverPid, serverPid),
     backends: new Map(rows.map((r) => [r.pid, procCpu(r.pid)])),
     machine: machineCpu(),
   };
@@ -113,7 +127,7 @@ export function cpuUsed(a: Cpu, b: Cpu) {
   let postgres = 0;
   for (const [pid, t] of b.backends) postgres += t - (a.backends.get(pid) ?? 0);
   const total = b.machine.total - a.machine.total;
-  return { client: b.client - a.client, server: b.server - a.server, serverMain: b.serverMain - a.serverMain, postgres, busy: total > 0 ? (b.machine.busy - a.machine.busy) / total : NaN };
+  return { client: b.client - a.client, server: b.server - a.server, serverMain: b.serverMain - a.serverMain, serverMainWait: b.serverMainWait - a.serverMainWait, postgres, busy: total > 0 ? (b.machine.busy - a.machine.busy) / total : NaN };
 }
 
 
