@@ -84,6 +84,7 @@ const state = await freshState(execArgv, env);
 const ceiling = await parseCeiling();
 const rows: string[][] = [];
 const f = (n: number, d = 0) => n.toFixed(d);
+const pct = (x: number) => (Number.isFinite(x) ? `${f(100 * x)}%` : "n/a");
 try {
   const url = state.server.url;
   const rounds = Array.from({ length: ROUNDS }, (_, i) => rewriteIds(saved.measured, i + 1));
@@ -143,14 +144,14 @@ try {
     totals.ceilingSeconds += ceilingSeconds;
     const ceilingShare = runs / ceilingSeconds / (fl.rows / fl.seconds);
     ceilingShares.push(ceilingShare);
-    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.serverMain) / runs), `${f((100 * cpu.serverMain) / seconds)}%`, `${f((100 * cpu.serverMainWait) / seconds)}%`, f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), `${f(100 * cpu.busy)}%`, `${f(100 * fl.cpu.busy)}%`, f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
+    rows.push([`round ${round}`, f(runs / seconds), f(fl.rows / fl.seconds), `${f(100 * share)}%`, f(cp.rows / cp.seconds), `${f(100 * copyShare)}%`, f(accepted, 2), f(seconds, 2), f(lat.p50, 1), f(lat.p99, 1), f((1e6 * cpu.server) / runs), f((1e6 * cpu.serverMain) / runs), `${f((100 * cpu.serverMain) / seconds)}%`, pct(cpu.serverMainWait / seconds), f((1e6 * cpu.postgres) / runs), f((1e6 * (cpu.server + cpu.postgres)) / runs), f((1e6 * cpu.client) / runs), f((1e6 * fl.cpu.postgres) / fl.rows), f((1e6 * fl.cpu.client) / fl.rows), `${f(100 * cpu.busy)}%`, `${f(100 * fl.cpu.busy)}%`, f(runs / ceilingSeconds), `${f(100 * ceilingShare)}%`, load]);
   }
   if (args["cpu-prof"]) writeFileSync(path.join(args["cpu-prof"], "window.json"), JSON.stringify({ from: Number(from), to: Number(process.hrtime.bigint() / 1000n) }));
   const all = runs * ROUNDS;
   const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const median = medianOf(shares);
   const copyMedian = medianOf(copyShares);
-  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.serverMain) / all), `${f((100 * totals.serverMain) / totals.seconds)}%`, `${f((100 * totals.serverMainWait) / totals.seconds)}%`, f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), `${f((100 * totals.busy) / totals.seconds)}%`, `${f((100 * totals.floorBusy) / totals.floorSeconds)}%`, f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
+  rows.push(["all rounds", f(all / totals.seconds), f(totals.floorRows / totals.floorSeconds), `${f(100 * median)}% (median)`, f(totals.copyRows / totals.copySeconds), `${f(100 * copyMedian)}% (median)`, "", f(totals.seconds, 2), "", "", f((1e6 * totals.server) / all), f((1e6 * totals.serverMain) / all), `${f((100 * totals.serverMain) / totals.seconds)}%`, pct(totals.serverMainWait / totals.seconds), f((1e6 * totals.postgres) / all), f((1e6 * (totals.server + totals.postgres)) / all), f((1e6 * totals.client) / all), f((1e6 * totals.floorPg) / totals.floorRows), f((1e6 * totals.floorClient) / totals.floorRows), `${f((100 * totals.busy) / totals.seconds)}%`, `${f((100 * totals.floorBusy) / totals.floorSeconds)}%`, f(all / totals.ceilingSeconds), `${f(100 * medianOf(ceilingShares))}% (median)`, ""]);
   await floors.drop();
   const stored = await storedRuns(state.sql, INGEST_PROJECT);
   if (stored.n !== runs * (ROUNDS + 1) || stored.pending) throw new Error(`stored ${stored.n} runs (${stored.pending} pending), expected ${runs * (ROUNDS + 1)}`);

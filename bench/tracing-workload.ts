@@ -83,14 +83,14 @@ export function procCpu(pid: number, tid?: number): number {
   }
 }
 /**
- * Seconds a thread spent runnable but waiting for a core (/proc/…/schedstat's second field), 0 where
- * the kernel keeps no schedstats.
+ * Seconds a thread spent runnable but waiting for a core (/proc/…/schedstat's second field), NaN where
+ * the kernel keeps no schedstats (printed as "n/a", not as a wait of 0).
  */
 function runqueueWait(pid: number, tid: number): number {
   try {
-    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e9 || 0;
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
   } catch {
-    return 0;
+    return NaN;
   }
 }
 /** The machine's CPU seconds, busy and in all (every core), from /proc/stat's first line. */
